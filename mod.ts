@@ -1,0 +1,67 @@
+/**
+ * Verdict: evaluate AI agents the way a test suite evaluates code. An agent works on a task in
+ * one disposable Docker container; the harness seals what it left, and a script's exit code
+ * decides pass or fail. Every step is recorded in SQLite, hash-chained, so a run can be resumed,
+ * replayed without a model, verified for tampering, and compared with another run.
+ *
+ * This module is the library surface; `cli.ts` is the `verdict` command built on it.
+ *
+ * @example Record a session and verify it
+ * ```ts
+ * import { openStore, verifyRun } from "./mod.ts";
+ * const store = openStore(":memory:");
+ * store.runs.create({ id: "r1", config: { seed: 1 }, createdAt: 0 });
+ * store.runs.createSession({ id: "s1", run: "r1", task: "fix-slugify", repeat: 0 });
+ * store.events.append("s1", [{ kind: "note", payload: { text: "hello" } }]);
+ * console.assert(verifyRun(store, "r1").problems.length === 0);
+ * store.close();
+ * ```
+ *
+ * @module
+ */
+export { canonicalBytes, canonicalJson, type Json } from "./src/core/canonical_json.ts";
+export {
+  hashCanonical,
+  isSha256Hex,
+  Sha256,
+  sha256Bytes,
+  type Sha256Hex,
+  sha256Hex,
+} from "./src/core/hash.ts";
+export { deriveId } from "./src/core/ids.ts";
+export { deriveSeed, type Rng, SplitMix64 } from "./src/core/rng.ts";
+export {
+  type Clock,
+  ClockDivergence,
+  type ClockReading,
+  LogicalClock,
+  RecordedClock,
+  recordingClock,
+} from "./src/core/clock.ts";
+export { systemClock } from "./src/core/system_clock.ts";
+export {
+  CorruptionError,
+  ExitCode,
+  InfrastructureError,
+  InputError,
+  type InputProblem,
+  UsageError,
+  VerdictError,
+} from "./src/core/errors.ts";
+export { VERSION } from "./src/core/version.ts";
+export { openStore, type Store } from "./src/store/store.ts";
+export {
+  BLOB_THRESHOLD_BYTES,
+  eventHash,
+  genesisHash,
+  type NewEvent,
+  type StoredEvent,
+} from "./src/store/event_log.ts";
+export {
+  describeProblem,
+  type VerifyProblem,
+  type VerifyReport,
+  verifyRun,
+} from "./src/store/verify.ts";
+export { runCli } from "./src/cli/main.ts";
+export { denoIo, type Io, memoryIo } from "./src/cli/io.ts";

@@ -1,0 +1,81 @@
+/**
+ * The state directory (`--home`, `$VERDICT_HOME`, or `.verdict/`) and its database.
+ *
+ * @module
+ */
+import { join } from "node:path";
+import { UsageError } from "../core/errors.ts";
+import { nearest } from "../core/suggest.ts";
+import { openStore, type Store } from "../store/store.ts";
+import type { RunRecord } from "../store/run_table.ts";
+import type { OptionValues } from "./command.ts";
+import type { Io } from "./io.ts";
+
+/** The default state directory, relative to the current directory. */
+export const DEFAULT_HOME = ".verdict";
+
+/**
+ * The state directory: `--home`, else `$VERDICT_HOME`, else `.verdict/`.
+ *
+ * @example
+ * ```ts
+ * import { resolveHome } from "./state.ts";
+ * import { memoryIo } from "./io.ts";
+ * console.assert(resolveHome({}, memoryIo({ VERDICT_HOME: "/v" })) === "/v");
+ * console.assert(resolveHome({ home: "h" }, memoryIo({ VERDICT_HOME: "/v" })) === "h");
+ * ```
+ */
+export function resolveHome(values: OptionValues, io: Io): string {
+  const flag = values.home;
+  if (typeof flag === "string" && flag !== "") return flag;
+  return io.env("VERDICT_HOME") || DEFAULT_HOME;
+}
+
+/** The database file under a state directory. */
+export function databasePath(home: string): string {
+  return join(home, "verdict.db");
+}
+
+/**
+ * Opens the database of a state directory that must already exist (for commands that read runs).
+ *
+ * @throws {UsageError} naming the directory when there is no database there.
+ */
+export function openExistingStore(home: string): Store {
+  const path = databasePath(home);
+  try {
+    Deno.statSync(path);
+  } catch (error) {
+    if (!(error instanceof Deno.errors.NotFound)) throw error;
+    throw new UsageError(
+      `no state database at ${path}: run 'verdict eval' first, or point --home (or VERDICT_HOME) ` +
+        `at the state directory that holds your runs`,
+    );
+  }
+  return openStore(path);
+}
+
+/**
+ * A run by id or unique id prefix.
+ *
+ * @throws {UsageError} naming the nearest run id when there is no such run.
+ */
+export function findRun(store: Store, id: string): RunRecord {
+  const exact = store.runs.get(id);
+  if (exact !== undefined) return exact;
+  const runs = store.runs.list();
+  const prefixed = runs.filter((run) => run.id.startsWith(id));
+  if (prefixed.length === 1) return prefixed[0];
+  if (prefixed.length > 1) {
+    throw new UsageError(
+      `run prefix '${id}' is ambiguous: ${prefixed.map((run) => run.id).join(", ")}`,
+    );
+  }
+  const guess = nearest(id, runs.map((run) => run.id));
+  const hint = guess
+    ? `; did you mean ${guess}?`
+    : runs.length === 0
+    ? "; the state directory has no runs yet"
+    : `; known runs: ${runs.slice(-5).map((run) => run.id).join(", ")}`;
+  throw new UsageError(`no run '${id}' in ${store.path}${hint}`);
+}

@@ -1,0 +1,116 @@
+/**
+ * Numbered schema migrations. Each runs once, in order, inside a transaction, and is recorded in
+ * `schema_migrations`; a database from a newer Verdict is refused rather than misread.
+ *
+ * @module
+ */
+import type { DatabaseSync } from "node:sqlite";
+import { InputError } from "../core/errors.ts";
+import { transaction } from "./transaction.ts";
+
+/** One schema change. */
+export interface Migration {
+  /** Position in the sequence, from 1, without gaps. */
+  version: number;
+  /** A short name for the change. */
+  name: string;
+  /** The SQL to run. */
+  sql: string;
+}
+
+/** Every migration this version of Verdict knows, in order. */
+export const MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    name: "runs, sessions, hash-chained events and content-addressed blobs",
+    sql: `
+      CREATE TABLE runs (
+        id TEXT PRIMARY KEY,
+        config TEXT NOT NULL,
+        created_at INTEGER NOT NULL,
+        status TEXT NOT NULL DEFAULT 'running'
+      );
+      CREATE TABLE sessions (
+        id TEXT PRIMARY KEY,
+        run_id TEXT NOT NULL REFERENCES runs(id),
+        task TEXT NOT NULL,
+        repeat INTEGER NOT NULL,
+        head_seq INTEGER NOT NULL DEFAULT -1,
+        head_hash TEXT NOT NULL,
+        status TEXT NOT NULL DEFAULT 'pending',
+        result TEXT,
+        UNIQUE (run_id, task, repeat)
+      );
+      CREATE INDEX sessions_by_run ON sessions(run_id);
+      CREATE TABLE events (
+        session_id TEXT NOT NULL REFERENCES sessions(id),
+        seq INTEGER NOT NULL,
+        kind TEXT NOT NULL,
+        payload TEXT NOT NULL,
+        refs TEXT NOT NULL,
+        prev_hash TEXT NOT NULL,
+        hash TEXT NOT NULL,
+        PRIMARY KEY (session_id, seq)
+      ) WITHOUT ROWID;
+      CREATE TABLE blobs (
+        hash TEXT PRIMARY KEY,
+        size INTEGER NOT NULL,
+        data BLOB NOT NULL
+      ) WITHOUT ROWID;
+    `,
+  },
+];
+
+/** The newest schema version this Verdict knows. */
+export const LATEST_SCHEMA_VERSION: number = MIGRATIONS[MIGRATIONS.length - 1].version;
+
+/**
+ * Brings a database up to {@linkcode LATEST_SCHEMA_VERSION}; returns the versions applied.
+ *
+ * @example
+ * ```ts
+ * import { DatabaseSync } from "node:sqlite";
+ * import { migrate } from "./migrations.ts";
+ * const db = new DatabaseSync(":memory:");
+ * console.assert(migrate(db, ":memory:").length > 0);
+ * console.assert(migrate(db, ":memory:").length === 0);
+ * ```
+ * @throws {InputError} when the database was written by a newer Verdict (exit 2).
+ */
+export function migrate(
+  db: DatabaseSync,
+  path: string,
+  migrations: readonly Migration[] = MIGRATIONS,
+): number[] {
+  db.exec(`CREATE TABLE IF NOT EXISTS schema_migrations (
+    version INTEGER PRIMARY KEY,
+    name TEXT NOT NULL
+  )`);
+  const row = db.prepare("SELECT MAX(version) AS version FROM schema_migrations").get() as {
+    version: number | null;
+  };
+  const current = row.version ?? 0;
+  const latest = migrations[migrations.length - 1]?.version ?? 0;
+  if (current > latest) {
+    throw new InputError({
+      file: path,
+      field: "schema_migrations",
+      problem:
+        `the database is at schema version ${current}, newer than this Verdict knows (${latest})`,
+      fix: "run a newer verdict, or point --home (or VERDICT_HOME) at another state directory",
+    });
+  }
+  const applied: number[] = [];
+  for (const migration of migrations) {
+    if (migration.version <= current) continue;
+    transaction(db, () => {
+      db.exec(migration.sql);
+      db.prepare("INSERT INTO schema_migrations (version, name) VALUES (?, ?)").run(
+        migration.version,
+        migration.name,
+      );
+    });
+    applied.push(migration.version);
+  }
+  return applied;
+}

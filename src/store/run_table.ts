@@ -1,0 +1,175 @@
+/**
+ * Runs and their sessions (one session per trial). The event logs hold what happened; these rows
+ * hold what a query needs fast: a run's configuration and status, a session's head and result.
+ *
+ * @module
+ */
+import type { DatabaseSync, StatementSync } from "node:sqlite";
+import { canonicalJson } from "../core/canonical_json.ts";
+import { genesisHash } from "./event_log.ts";
+
+/** A run's status. */
+export type RunStatus = "running" | "finished" | "interrupted";
+
+/** A session's status. */
+export type SessionStatus = "pending" | "running" | "finished";
+
+/** A run as stored. */
+export interface RunRecord {
+  /** The run id. */
+  id: string;
+  /** The run's configuration (model spec without secrets, agent, seed, tasks, ...). */
+  config: Record<string, unknown>;
+  /** When it was created, in ms since the epoch, from the injected clock. */
+  createdAt: number;
+  /** Its status. */
+  status: RunStatus;
+}
+
+/** A session as stored. */
+export interface SessionRecord {
+  /** The session id. */
+  id: string;
+  /** The run it belongs to. */
+  run: string;
+  /** The task id. */
+  task: string;
+  /** The repeat index, from 0. */
+  repeat: number;
+  /** Sequence number of the last event when the session finished; -1 before. */
+  headSeq: number;
+  /** Hash of the last event when the session finished; the genesis hash before. */
+  headHash: string;
+  /** Its status. */
+  status: SessionStatus;
+  /** The trial's result, once finished. */
+  result: Record<string, unknown> | null;
+}
+
+/**
+ * The `runs` and `sessions` tables.
+ *
+ * @example
+ * ```ts
+ * import { openStore } from "./store.ts";
+ * const store = openStore(":memory:");
+ * store.runs.create({ id: "r1", config: { seed: 1 }, createdAt: 0 });
+ * store.runs.createSession({ id: "s1", run: "r1", task: "t", repeat: 0 });
+ * console.assert(store.runs.sessions("r1").length === 1);
+ * store.close();
+ * ```
+ */
+export class RunTable {
+  readonly #insertRun: StatementSync;
+  readonly #selectRun: StatementSync;
+  readonly #selectRuns: StatementSync;
+  readonly #setRunStatus: StatementSync;
+  readonly #insertSession: StatementSync;
+  readonly #selectSession: StatementSync;
+  readonly #selectSessions: StatementSync;
+  readonly #setSessionStatus: StatementSync;
+  readonly #setSessionResult: StatementSync;
+
+  /** Wraps a migrated database. */
+  constructor(db: DatabaseSync) {
+    this.#insertRun = db.prepare(
+      "INSERT INTO runs (id, config, created_at, status) VALUES (?, ?, ?, 'running')",
+    );
+    this.#selectRun = db.prepare("SELECT * FROM runs WHERE id = ?");
+    this.#selectRuns = db.prepare("SELECT * FROM runs ORDER BY created_at, id");
+    this.#setRunStatus = db.prepare("UPDATE runs SET status = ? WHERE id = ?");
+    this.#insertSession = db.prepare(
+      "INSERT INTO sessions (id, run_id, task, repeat, head_seq, head_hash) VALUES (?, ?, ?, ?, -1, ?)",
+    );
+    this.#selectSession = db.prepare("SELECT * FROM sessions WHERE id = ?");
+    this.#selectSessions = db.prepare(
+      "SELECT * FROM sessions WHERE run_id = ? ORDER BY task, repeat",
+    );
+    this.#setSessionStatus = db.prepare("UPDATE sessions SET status = ? WHERE id = ?");
+    this.#setSessionResult = db.prepare(`
+      UPDATE sessions SET status = 'finished', result = ?,
+        head_seq = COALESCE((SELECT MAX(seq) FROM events WHERE session_id = sessions.id), -1),
+        head_hash = COALESCE(
+          (SELECT hash FROM events WHERE session_id = sessions.id ORDER BY seq DESC LIMIT 1),
+          head_hash)
+      WHERE id = ?`);
+  }
+
+  /** Records a new run with status `running`. */
+  create(run: { id: string; config: Record<string, unknown>; createdAt: number }): void {
+    this.#insertRun.run(run.id, canonicalJson(run.config), run.createdAt);
+  }
+
+  /** A run by id, or undefined. */
+  get(id: string): RunRecord | undefined {
+    const row = this.#selectRun.get(id) as Record<string, string & number> | undefined;
+    return row === undefined ? undefined : toRun(row);
+  }
+
+  /** Every run, oldest first. */
+  list(): RunRecord[] {
+    return (this.#selectRuns.all() as Record<string, string & number>[]).map(toRun);
+  }
+
+  /** Sets a run's status. */
+  setStatus(id: string, status: RunStatus): void {
+    this.#setRunStatus.run(status, id);
+  }
+
+  /** Records a new session of a run, with an empty log. */
+  createSession(session: { id: string; run: string; task: string; repeat: number }): void {
+    this.#insertSession.run(
+      session.id,
+      session.run,
+      session.task,
+      session.repeat,
+      genesisHash(session.id),
+    );
+  }
+
+  /** A session by id, or undefined. */
+  session(id: string): SessionRecord | undefined {
+    const row = this.#selectSession.get(id) as Record<string, string & number> | undefined;
+    return row === undefined ? undefined : toSession(row);
+  }
+
+  /** The sessions of a run, by task and repeat. */
+  sessions(run: string): SessionRecord[] {
+    return (this.#selectSessions.all(run) as Record<string, string & number>[]).map(toSession);
+  }
+
+  /** Sets a session's status. */
+  setSessionStatus(id: string, status: SessionStatus): void {
+    this.#setSessionStatus.run(status, id);
+  }
+
+  /**
+   * Marks a session finished with its result, and pins its head (the last event's sequence number
+   * and hash), so removing events from the end of a finished log is detectable.
+   */
+  finishSession(id: string, result: Record<string, unknown>): void {
+    this.#setSessionResult.run(canonicalJson(result), id);
+  }
+}
+
+function toRun(row: Record<string, string & number>): RunRecord {
+  return {
+    id: row.id,
+    config: JSON.parse(row.config),
+    createdAt: row.created_at,
+    status: row.status as RunStatus,
+  };
+}
+
+function toSession(row: Record<string, string & number>): SessionRecord {
+  return {
+    id: row.id,
+    run: row.run_id,
+    task: row.task,
+    repeat: row.repeat,
+    headSeq: row.head_seq,
+    headHash: row.head_hash,
+    status: row.status as SessionStatus,
+    result: row.result === null ? null : JSON.parse(row.result),
+  };
+}

@@ -1,0 +1,70 @@
+/**
+ * The state database: `verdict.db` under the state directory, opened in WAL mode with foreign keys
+ * on and migrated to the latest schema.
+ *
+ * @module
+ */
+import { DatabaseSync } from "node:sqlite";
+import { BlobStore } from "./blob_store.ts";
+import { EventLog } from "./event_log.ts";
+import { migrate } from "./migrations.ts";
+import { RunTable } from "./run_table.ts";
+import { transaction } from "./transaction.ts";
+
+/** An open state database. */
+export interface Store {
+  /** Where it lives (`:memory:` for an in-memory store). */
+  readonly path: string;
+  /** The underlying connection. */
+  readonly db: DatabaseSync;
+  /** Content-addressed blobs. */
+  readonly blobs: BlobStore;
+  /** Hash-chained session logs. */
+  readonly events: EventLog;
+  /** Runs and sessions. */
+  readonly runs: RunTable;
+  /** Runs `work` in one transaction. */
+  transaction<T>(work: () => T): T;
+  /** Closes the connection. */
+  close(): void;
+}
+
+/**
+ * Opens (creating if needed) and migrates a state database.
+ *
+ * Durability: WAL with `synchronous=NORMAL`. A committed transaction survives the process being
+ * killed at any point; only a power loss or OS crash can lose the last commits (DECISIONS.md).
+ *
+ * @example
+ * ```ts
+ * import { openStore } from "./store.ts";
+ * const store = openStore(":memory:");
+ * console.assert(store.runs.list().length === 0);
+ * store.close();
+ * ```
+ * @throws {InputError} when the database is from a newer Verdict (exit 2).
+ */
+export function openStore(path: string): Store {
+  const db = new DatabaseSync(path);
+  try {
+    db.exec("PRAGMA busy_timeout = 10000");
+    db.exec("PRAGMA journal_mode = WAL");
+    db.exec("PRAGMA synchronous = NORMAL");
+    db.exec("PRAGMA wal_autocheckpoint = 8192");
+    db.exec("PRAGMA foreign_keys = ON");
+    migrate(db, path);
+  } catch (error) {
+    db.close();
+    throw error;
+  }
+  const blobs = new BlobStore(db);
+  return {
+    path,
+    db,
+    blobs,
+    events: new EventLog(db, blobs),
+    runs: new RunTable(db),
+    transaction: (work) => transaction(db, work),
+    close: () => db.close(),
+  };
+}

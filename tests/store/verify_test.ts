@@ -1,0 +1,152 @@
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { DatabaseSync } from "node:sqlite";
+import { openStore } from "../../src/store/store.ts";
+import { verifyRun } from "../../src/store/verify.ts";
+import { runVerdict, scratchDir } from "../_verdict.ts";
+
+/** A real state directory with one run of two sessions, eight events each, some with blobs. */
+async function recordedHome(path: string): Promise<void> {
+  await Deno.mkdir(path, { recursive: true });
+  const store = openStore(join(path, "verdict.db"));
+  store.runs.create({ id: "abc123def456", config: { seed: 7 }, createdAt: 0 });
+  for (const session of ["s-one", "s-two"]) {
+    store.runs.createSession({ id: session, run: "abc123def456", task: session, repeat: 0 });
+    for (let step = 0; step < 4; step++) {
+      store.events.append(session, [
+        { kind: "model.response", payload: { step, text: `answer number ${step}` } },
+        { kind: "tool.result", payload: { step, output: `${session} ${step} `.repeat(600) } },
+      ]);
+    }
+    store.runs.finishSession(session, { verdict: "pass" });
+  }
+  store.close();
+}
+
+function tamper(home: string, sql: (db: DatabaseSync) => void): void {
+  const db = new DatabaseSync(join(home, "verdict.db"));
+  sql(db);
+  db.close();
+}
+
+Deno.test("verify passes an intact run with exit 0 and a one-line summary", async () => {
+  await using dir = await scratchDir("verify");
+  await recordedHome(dir.path);
+  const result = await runVerdict(["verify", "abc123def456", "--home", dir.path]);
+  assert.deepEqual(result.code, 0, result.stderr);
+  assert.deepEqual(
+    result.stdout,
+    "run abc123def456 intact: 2 sessions, 16 events and 8 blobs verified\n",
+  );
+  const byPrefix = await runVerdict(["verify", "abc1", "--home", dir.path]);
+  assert.deepEqual(byPrefix.code, 0, byPrefix.stderr);
+});
+
+Deno.test("verify catches one flipped byte in an event payload", async () => {
+  await using dir = await scratchDir("verify");
+  await recordedHome(dir.path);
+  tamper(
+    dir.path,
+    (db) =>
+      db.exec(`UPDATE events SET payload = replace(payload, 'number 2', 'numbes 2')
+             WHERE session_id = 's-two' AND seq = 4`),
+  );
+  const result = await runVerdict(["verify", "abc123def456", "--home", dir.path]);
+  assert.deepEqual(result.code, 1, result.stderr);
+  assert.match(
+    result.stdout,
+    /corrupt: session s-two, event 4: stored hash \w+ but the event's content hashes to \w+/,
+  );
+});
+
+Deno.test("verify catches one flipped byte in a blob", async () => {
+  await using dir = await scratchDir("verify");
+  await recordedHome(dir.path);
+  let blob = "";
+  tamper(dir.path, (db) => {
+    const refs = db.prepare("SELECT refs FROM events WHERE session_id = 's-one' AND seq = 3")
+      .get() as { refs: string };
+    blob = JSON.parse(refs.refs).output;
+    const row = db.prepare("SELECT data FROM blobs WHERE hash = ?").get(blob) as {
+      data: Uint8Array;
+    };
+    const data = new Uint8Array(row.data);
+    data[100] ^= 0x01;
+    db.prepare("UPDATE blobs SET data = ? WHERE hash = ?").run(data, blob);
+  });
+  const result = await runVerdict(["verify", "abc123def456", "--home", dir.path]);
+  assert.deepEqual(result.code, 1);
+  assert.ok(
+    result.stdout.includes(`session s-one, event 3: blob ${blob} does not match its content`),
+    result.stdout,
+  );
+});
+
+Deno.test("verify catches a deleted event, in the middle or at the end", async () => {
+  await using dir = await scratchDir("verify");
+  await recordedHome(dir.path);
+  tamper(dir.path, (db) => db.exec("DELETE FROM events WHERE session_id = 's-one' AND seq = 5"));
+  const middle = await runVerdict(["verify", "abc123def456", "--home", dir.path]);
+  assert.deepEqual(middle.code, 1);
+  assert.match(
+    middle.stdout,
+    /session s-one, event 6: expected event 5 next but found event 6 \(an event is missing\)/,
+  );
+
+  await recordedHome(join(dir.path, "tail"));
+  tamper(
+    join(dir.path, "tail"),
+    (db) => db.exec("DELETE FROM events WHERE session_id = 's-two' AND seq = 7"),
+  );
+  const tail = await runVerdict(["verify", "abc123def456", "--home", join(dir.path, "tail")]);
+  assert.deepEqual(tail.code, 1);
+  assert.match(
+    tail.stdout,
+    /session s-two: the session head names event 7 .* but the log ends at event 6/,
+  );
+});
+
+Deno.test("verify catches two swapped events", async () => {
+  await using dir = await scratchDir("verify");
+  await recordedHome(dir.path);
+  tamper(dir.path, (db) => {
+    db.exec("UPDATE events SET seq = -1 WHERE session_id = 's-two' AND seq = 2");
+    db.exec("UPDATE events SET seq = 2 WHERE session_id = 's-two' AND seq = 3");
+    db.exec("UPDATE events SET seq = 3 WHERE session_id = 's-two' AND seq = -1");
+  });
+  const store = openStore(join(dir.path, "verdict.db"));
+  const report = verifyRun(store, "abc123def456");
+  store.close();
+  assert.deepEqual(report.problems[0].session, "s-two");
+  assert.deepEqual(report.problems[0].seq, 2);
+  const result = await runVerdict(["verify", "abc123def456", "--home", dir.path, "--json"]);
+  assert.deepEqual(result.code, 1);
+  const json = JSON.parse(result.stdout);
+  assert.deepEqual(json.intact, false);
+  assert.deepEqual(json.problems[0].seq, 2);
+});
+
+Deno.test("verify names a missing state directory and an unknown run with exit 2", async () => {
+  await using dir = await scratchDir("verify");
+  const missing = await runVerdict(["verify", "x", "--home", join(dir.path, "nowhere")]);
+  assert.deepEqual(missing.code, 2);
+  assert.ok(missing.stderr.includes("no state database at"), missing.stderr);
+  await recordedHome(dir.path);
+  const unknown = await runVerdict(["verify", "abc123def457", "--home", dir.path]);
+  assert.deepEqual(unknown.code, 2);
+  assert.ok(unknown.stderr.includes("did you mean abc123def456?"), unknown.stderr);
+});
+
+Deno.test("a database from a newer Verdict is refused with exit 2, naming the file and the fix", async () => {
+  await using dir = await scratchDir("verify");
+  await recordedHome(dir.path);
+  tamper(
+    dir.path,
+    (db) => db.exec("INSERT INTO schema_migrations (version, name) VALUES (99, 'future')"),
+  );
+  const result = await runVerdict(["verify", "abc123def456", "--home", dir.path]);
+  assert.deepEqual(result.code, 2);
+  assert.ok(result.stderr.includes(join(dir.path, "verdict.db")), result.stderr);
+  assert.ok(result.stderr.includes("schema version 99"), result.stderr);
+  assert.ok(result.stderr.includes("Fix: run a newer verdict"), result.stderr);
+});
