@@ -181,7 +181,7 @@ export class EventLog {
   /** The last sequence number and hash of a session's log (-1 and the genesis hash when empty). */
   head(session: string): { seq: number; hash: Sha256Hex } {
     const last = this.#last.get(session) as { seq: number; hash: string } | undefined;
-    return last ?? { seq: -1, hash: genesisHash(session) };
+    return last ? { seq: last.seq, hash: last.hash } : { seq: -1, hash: genesisHash(session) };
   }
 
   /** Splits a payload into its inline canonical JSON and the `{field: hash}` of its blob fields. */
