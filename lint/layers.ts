@@ -28,10 +28,10 @@ export const LAYERS: Readonly<Record<string, number>> = {
   grading: 3,
   /** Agents: the loop, context budgeting, token counting, cost; oracle and nop. */
   agent: 4,
-  /** The eval runner: trials, results, resume, replay. */
-  eval: 5,
-  /** Reports: Markdown, JSON, HTML. */
-  report: 6,
+  /** Results and reports: results.json, Markdown, HTML. */
+  report: 5,
+  /** The eval runner: trials, resume, replay. */
+  eval: 6,
   /** Command-line commands. */
   cli: 7,
 };

@@ -10,14 +10,16 @@ import { nearest } from "../core/suggest.ts";
 import { VERSION } from "../core/version.ts";
 import type { Command, CommandContext, OptionSpec, OptionValues } from "./command.ts";
 import { notBuilt } from "./commands/not_built.ts";
+import { evalCommand } from "./commands/eval.ts";
+import { tasksCheckCommand, tasksListCommand } from "./commands/tasks.ts";
 import { verifyCommand } from "./commands/verify.ts";
 import type { Io } from "./io.ts";
 
 /** Every command, in the order `--help` lists them. */
 export const COMMANDS: readonly Command[] = [
-  notBuilt("eval", "[PATH...]", "run the tasks at each PATH (default tasks/)"),
-  notBuilt("tasks check", "[PATH...]", "validate manifests; oracle must pass, nop must fail"),
-  notBuilt("tasks list", "[PATH...]", "list tasks with category and image"),
+  evalCommand,
+  tasksCheckCommand,
+  tasksListCommand,
   notBuilt("resume", "RUN", "finish an interrupted run from its checkpoints"),
   notBuilt("replay", "SESSION|RUN", "re-drive recorded sessions; report the first divergence"),
   verifyCommand,

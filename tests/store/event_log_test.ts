@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { canonicalJson } from "../../src/core/canonical_json.ts";
-import { CorruptionError, InputError } from "../../src/core/errors.ts";
+import { InputError } from "../../src/core/errors.ts";
 import { sha256Hex } from "../../src/core/hash.ts";
 import { BLOB_THRESHOLD_BYTES, eventHash, genesisHash } from "../../src/store/event_log.ts";
 import { LATEST_SCHEMA_VERSION } from "../../src/store/migrations.ts";

@@ -1,0 +1,53 @@
+/**
+ * What every agent is: something that works on a task inside the trial's container until it
+ * stops, and reports why it stopped and what the harness counted.
+ *
+ * @module
+ */
+import type { Clock } from "../core/clock.ts";
+import type { Rng } from "../core/rng.ts";
+import type { RunCounters } from "../grading/requirements.ts";
+import type { Container } from "../sandbox/container.ts";
+import type { NewEvent } from "../store/event_log.ts";
+import type { Task } from "../task/task.ts";
+
+/** Why an agent stopped (SPEC section 4). */
+export type StopReason = "completed" | "max_steps" | "timeout" | "budget" | "refused" | "error";
+
+/** What an agent gets to work with. */
+export interface AgentContext {
+  /** The task. */
+  task: Task;
+  /** The trial's container, with the workspace staged at the task's workdir. */
+  container: Container;
+  /** Appends events to the session's log, all in one transaction. */
+  record(events: NewEvent[]): void;
+  /** The injected clock. */
+  clock: Clock;
+  /** The trial's seeded random stream. */
+  rng: Rng;
+  /** Monotonic time (by `clock`) at which the task's `timeout_s` runs out. */
+  deadline: number;
+  /** Aborts when the run is interrupted. */
+  signal: AbortSignal;
+}
+
+/** How an agent's work ended. */
+export interface AgentOutcome {
+  /** Why it stopped. */
+  stopReason: StopReason;
+  /** What the harness counted. */
+  counters: RunCounters;
+  /** Tokens used. */
+  tokens: { input: number; output: number };
+  /** A line of detail for the report, such as an error message. */
+  detail?: string;
+}
+
+/** An agent. */
+export interface Agent {
+  /** Its name as given to `--agent`. */
+  readonly name: string;
+  /** Works on the task until it stops. */
+  run(context: AgentContext): Promise<AgentOutcome>;
+}

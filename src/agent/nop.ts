@@ -1,0 +1,29 @@
+/**
+ * The `nop` agent: does nothing, so its trial grades the untouched workspace. A task whose
+ * tests pass under `nop` tests nothing.
+ *
+ * @module
+ */
+import { ZERO_COUNTERS } from "../grading/requirements.ts";
+import type { Agent, AgentOutcome } from "./agent.ts";
+
+/**
+ * The agent that does nothing.
+ *
+ * @example
+ * ```ts
+ * import { nopAgent } from "./nop.ts";
+ * console.assert(nopAgent.name === "nop");
+ * ```
+ */
+export const nopAgent: Agent = {
+  name: "nop",
+  run(context): Promise<AgentOutcome> {
+    context.record([{ kind: "agent.nop", payload: {} }]);
+    return Promise.resolve({
+      stopReason: "completed",
+      counters: { ...ZERO_COUNTERS },
+      tokens: { input: 0, output: 0 },
+    });
+  },
+};

@@ -1,0 +1,64 @@
+/**
+ * The `oracle` agent: applies the task's reference solution with no model: `solution/files/` is
+ * mirrored onto the workspace, then `solution/solve.sh` runs in the workdir, both inside the
+ * trial's container as the unprivileged agent user, in one command.
+ *
+ * @module
+ */
+import { join } from "node:path";
+import { UsageError } from "../core/errors.ts";
+import { ZERO_COUNTERS } from "../grading/requirements.ts";
+import { packTar } from "../sandbox/tar.ts";
+import { readTree } from "../task/file_tree.ts";
+import type { Agent, AgentOutcome } from "./agent.ts";
+
+const APPLY_SOLUTION = `set -e
+solution=$(mktemp -d)
+tar -x -f - -C "$solution"
+if [ -d "$solution/files" ]; then cp -a "$solution/files/." .; fi
+if [ -f "$solution/solve.sh" ]; then sh "$solution/solve.sh"; fi`;
+
+/**
+ * The agent that applies the reference solution.
+ *
+ * @example
+ * ```ts
+ * import { oracleAgent } from "./oracle.ts";
+ * console.assert(oracleAgent.name === "oracle");
+ * ```
+ */
+export const oracleAgent: Agent = {
+  name: "oracle",
+  async run(context): Promise<AgentOutcome> {
+    const { task } = context;
+    if (!task.hasSolution) {
+      throw new UsageError(`${task.dir} has no solution/ folder, which the oracle agent applies`);
+    }
+    const tar = packTar(await readTree(join(task.dir, "solution")));
+    const timeoutMs = Math.max(1, context.deadline - context.clock.monotonic());
+    const result = await context.container.exec(APPLY_SOLUTION, {
+      timeoutMs,
+      stdin: tar,
+      signal: context.signal,
+    });
+    if (result.aborted) throw context.signal.reason;
+    context.record([{
+      kind: "agent.oracle",
+      payload: {
+        exit_code: result.exitCode,
+        timed_out: result.timedOut,
+        stdout: result.stdout,
+        stderr: result.stderr,
+      },
+    }]);
+    const stopReason = result.timedOut ? "timeout" : result.exitCode === 0 ? "completed" : "error";
+    return {
+      stopReason,
+      counters: { ...ZERO_COUNTERS, finished: stopReason === "completed" },
+      tokens: { input: 0, output: 0 },
+      detail: result.exitCode === 0
+        ? undefined
+        : `the reference solution exited ${result.exitCode}`,
+    };
+  },
+};

@@ -1,0 +1,132 @@
+/**
+ * `verdict eval [PATH...]`: run the tasks at each path (default `tasks/`).
+ *
+ * @module
+ */
+import type { Agent } from "../../agent/agent.ts";
+import { nopAgent } from "../../agent/nop.ts";
+import { oracleAgent } from "../../agent/oracle.ts";
+import { ExitCode, UsageError } from "../../core/errors.ts";
+import { systemClock } from "../../core/system_clock.ts";
+import { runEval } from "../../eval/run_eval.ts";
+import { type Command, HOME_OPTION, JSON_OPTION, type OptionValues } from "../command.ts";
+import { progressDisplay } from "../progress.ts";
+import { dockerFromEnv, withInterrupt } from "../runtime.ts";
+import { resolveHome } from "../state.ts";
+import { exitCodeOf, printSummary } from "./_run_summary.ts";
+
+const AGENTS: Record<string, Agent | undefined> = {
+  oracle: oracleAgent,
+  nop: nopAgent,
+  loop: undefined,
+};
+
+/** The `eval` command. */
+export const evalCommand: Command = {
+  name: "eval",
+  summary: "run the tasks at each PATH: a task folder, or a folder of task folders",
+  args: "[PATH...]",
+  options: {
+    agent: { type: "string", valueName: "NAME", description: "loop (default), oracle or nop" },
+    model: {
+      type: "string",
+      valueName: "SPEC",
+      description: "model for the loop agent (default scripted)",
+    },
+    repeat: { type: "string", valueName: "N", description: "trials per task (default 1)" },
+    concurrency: { type: "string", valueName: "N", description: "trials at once (default 4)" },
+    seed: {
+      type: "string",
+      valueName: "N",
+      description: "seed of every random choice (default 0)",
+    },
+    task: { type: "string", multiple: true, valueName: "ID", description: "only this task" },
+    "min-pass-rate": {
+      type: "string",
+      valueName: "X",
+      description: "exit 1 when the pass rate is below X (a fraction, such as 0.8)",
+    },
+    ...JSON_OPTION,
+    ...HOME_OPTION,
+  },
+  positionals: { min: 0, max: Infinity },
+  details: "Exits 0 when every trial got a verdict (pass or fail), 3 when any trial ended in an\n" +
+    "infrastructure or evaluator error, 1 when --min-pass-rate is missed, 130 when interrupted.",
+  async run({ io, values, positionals }) {
+    const agentName = stringOption(values, "agent") ?? "loop";
+    if (!(agentName in AGENTS)) {
+      throw new UsageError(`--agent ${agentName} is not an agent: use loop, oracle or nop`);
+    }
+    const agent = AGENTS[agentName];
+    if (agent === undefined) {
+      throw new UsageError(
+        "the loop agent is not built yet in this version: use --agent oracle or --agent nop",
+      );
+    }
+    const minPassRate = fraction(values, "min-pass-rate");
+    const request = {
+      paths: positionals.length > 0 ? positionals : ["tasks"],
+      taskIds: (values.task as string[] | undefined) ?? [],
+      agent: agentName,
+      model: agentName === "loop" ? stringOption(values, "model") ?? "scripted" : null,
+      repeat: count(values, "repeat", 1, 1),
+      concurrency: count(values, "concurrency", 4, 1),
+      seed: count(values, "seed", 0, 0),
+      home: resolveHome(values, io),
+    };
+    const json = values.json === true;
+    const progress = progressDisplay(json ? io.err : io.out, io.isTerminal && !json, systemClock);
+    const outcome = await withInterrupt(
+      io,
+      (signal) =>
+        runEval(request, {
+          docker: dockerFromEnv(io),
+          clock: systemClock,
+          signal,
+          progress,
+          agent,
+        }),
+    );
+    progress.done();
+    if (json) io.out(JSON.stringify(outcome.results, null, 2) + "\n");
+    printSummary(json ? io.err : io.out, outcome);
+    const code = exitCodeOf(outcome);
+    if (code === ExitCode.yes && minPassRate !== undefined) {
+      const rate = outcome.results.summary.pass_rate ?? 0;
+      if (rate < minPassRate) {
+        (json ? io.err : io.out)(
+          `pass rate ${(rate * 100).toFixed(1)}% is below --min-pass-rate ${
+            (minPassRate * 100).toFixed(1)
+          }%\n`,
+        );
+        return ExitCode.no;
+      }
+    }
+    return code;
+  },
+};
+
+function stringOption(values: OptionValues, name: string): string | undefined {
+  const value = values[name];
+  return typeof value === "string" ? value : undefined;
+}
+
+function count(values: OptionValues, name: string, fallback: number, min: number): number {
+  const text = stringOption(values, name);
+  if (text === undefined) return fallback;
+  const value = Number(text);
+  if (!Number.isSafeInteger(value) || value < min || text.trim() === "") {
+    throw new UsageError(`--${name} ${text} is not a whole number of at least ${min}`);
+  }
+  return value;
+}
+
+function fraction(values: OptionValues, name: string): number | undefined {
+  const text = stringOption(values, name);
+  if (text === undefined) return undefined;
+  const value = Number(text);
+  if (!(value >= 0 && value <= 1) || text.trim() === "") {
+    throw new UsageError(`--${name} ${text} must be a fraction from 0 to 1, such as 0.8`);
+  }
+  return value;
+}

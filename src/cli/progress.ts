@@ -1,0 +1,79 @@
+/**
+ * Progress of a run: on a terminal, one status line redrawn in place (trials done of total,
+ * passed and failed so far, elapsed); otherwise one plain line per finished trial.
+ *
+ * @module
+ */
+import type { Clock } from "../core/clock.ts";
+import type { Progress } from "../eval/run_eval.ts";
+import type { TrialRecord } from "../report/results.ts";
+import type { RunRecord } from "../store/run_table.ts";
+import type { Io } from "./io.ts";
+
+/**
+ * A progress display writing to `write` (stdout, or stderr when stdout carries JSON).
+ *
+ * @example
+ * ```ts
+ * import { progressDisplay } from "./progress.ts";
+ * import { memoryIo } from "./io.ts";
+ * import { LogicalClock } from "../core/clock.ts";
+ * const io = memoryIo();
+ * const progress = progressDisplay(io.out, false, new LogicalClock());
+ * progress.runStarted({ id: "abc", config: {}, createdAt: 0, status: "running" }, 2, []);
+ * console.assert(io.stdout().startsWith("run abc"));
+ * ```
+ */
+export function progressDisplay(
+  write: Io["out"],
+  terminal: boolean,
+  clock: Clock,
+): Progress & { done(): void } {
+  let started = 0;
+  let passed = 0;
+  let failed = 0;
+  let total = 0;
+  const elapsed = () => {
+    const seconds = Math.floor((clock.monotonic() - started) / 1000);
+    return `${String(Math.floor(seconds / 60)).padStart(2, "0")}:${
+      String(seconds % 60).padStart(2, "0")
+    }`;
+  };
+  const status = (done: number) =>
+    `[${done}/${total}] ${passed} passed, ${failed} failed · ${elapsed()}`;
+  return {
+    runStarted(run: RunRecord, trials: number, cleanedUp: string[]) {
+      started = clock.monotonic();
+      total = trials;
+      const config = run.config as Record<string, unknown>;
+      const tasks = Array.isArray(config.tasks) ? config.tasks.length : "?";
+      write(
+        `run ${run.id}: ${trials} trials (${tasks} tasks × ${
+          config.repeat ?? 1
+        }), agent ${config.agent}` +
+          (config.model ? `, model ${config.model}` : "") + `, seed ${config.seed}\n`,
+      );
+      if (cleanedUp.length > 0) {
+        write(`removed containers left by killed runs: ${cleanedUp.join(", ")}\n`);
+      }
+      if (terminal) write(status(0));
+    },
+    trialFinished(trial: TrialRecord, done: number) {
+      if (trial.verdict === "pass") passed++;
+      else failed++;
+      if (terminal) {
+        write(`\r\x1b[K${status(done)}`);
+        return;
+      }
+      const outcome = trial.verdict === "pass" ? "pass" : `fail (${trial.bucket}: ${trial.reason})`;
+      write(
+        `[${done}/${total}] ${trial.task}#${trial.repeat} ${outcome} ${
+          (trial.duration_ms / 1000).toFixed(1)
+        }s\n`,
+      );
+    },
+    done() {
+      if (terminal && total > 0) write("\n");
+    },
+  };
+}

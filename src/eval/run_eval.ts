@@ -1,0 +1,212 @@
+/**
+ * `verdict eval`: trials = tasks × repeats, at most `concurrency` at once, each in its own
+ * containers; results in the store and in `runs/<id>/results.json` and `report.md`. An interrupt
+ * stops new trials, kills the running ones, removes the run's containers and keeps every finished
+ * trial.
+ *
+ * @module
+ */
+import { join } from "node:path";
+import type { Agent } from "../agent/agent.ts";
+import type { Clock } from "../core/clock.ts";
+import { InfrastructureError } from "../core/errors.ts";
+import { SplitMix64 } from "../core/rng.ts";
+import { VERSION } from "../core/version.ts";
+import { renderMarkdown } from "../report/markdown.ts";
+import { buildResults, type Results, type TrialRecord } from "../report/results.ts";
+import { missingImageMessage, removeLabelled } from "../sandbox/container.ts";
+import type { Docker } from "../sandbox/docker.ts";
+import type { RunRecord } from "../store/run_table.ts";
+import { openStore, type Store } from "../store/store.ts";
+import { loadSuite, selectTasks } from "../task/load_suite.ts";
+import type { Task } from "../task/task.ts";
+import { type Experiment, nextRunId, sessionId } from "./run_identity.ts";
+import { removeLeftovers, tryLockRun } from "./run_lock.ts";
+import { type StagedTask, stageTask } from "./staged_task.ts";
+import { runTrial, TrialInterrupted } from "./trial.ts";
+
+/** What to evaluate. */
+export interface EvalRequest {
+  /** Task folders or folders of task folders. */
+  paths: string[];
+  /** Only these task ids (all when empty). */
+  taskIds: string[];
+  /** The agent's name. */
+  agent: string;
+  /** The model spec, without secrets; null for agents that use none. */
+  model: string | null;
+  /** Repeats per task. */
+  repeat: number;
+  /** Trials at once. */
+  concurrency: number;
+  /** The seed. */
+  seed: number;
+  /** The state directory. */
+  home: string;
+}
+
+/** Hears about a run as it goes. */
+export interface Progress {
+  /** The run exists and its folder is made. */
+  runStarted(run: RunRecord, trials: number, cleanedUp: string[]): void;
+  /** A trial got its verdict. */
+  trialFinished(trial: TrialRecord, done: number, total: number): void;
+}
+
+/** What `runEval` needs from its caller. */
+export interface EvalDeps {
+  /** The docker CLI. */
+  docker: Docker;
+  /** The injected clock. */
+  clock: Clock;
+  /** Aborts on interrupt. */
+  signal: AbortSignal;
+  /** Progress display. */
+  progress: Progress;
+  /** The agent for the request. */
+  agent: Agent;
+  /** Report model-only requirements without failing on them. */
+  waiveModelOnly?: boolean;
+  /** An open store to use instead of `home/verdict.db`. */
+  store?: Store;
+}
+
+/** How a run ended. */
+export interface EvalOutcome {
+  /** The run, with its final status. */
+  run: RunRecord;
+  /** Its results (also in `runs/<id>/results.json`). */
+  results: Results;
+  /** Whether an interrupt stopped it. */
+  interrupted: boolean;
+  /** The run folder. */
+  runDir: string;
+}
+
+/**
+ * Runs an evaluation.
+ *
+ * @throws {InputError} for bad tasks (exit 2), {@linkcode InfrastructureError} when no engine
+ * answers or an image is missing (exit 3).
+ */
+export async function runEval(request: EvalRequest, deps: EvalDeps): Promise<EvalOutcome> {
+  const suite = await loadSuite(request.paths);
+  const tasks = selectTasks(suite, request.taskIds);
+  await deps.docker.ping(deps.signal);
+  await requireImages(deps.docker, tasks, deps.signal);
+
+  await Deno.mkdir(join(request.home, "runs"), { recursive: true });
+  const store = deps.store ?? openStore(join(request.home, "verdict.db"));
+  try {
+    const experiment: Experiment = {
+      suite_digest: suite.digest,
+      tasks: tasks.map((task) => task.id),
+      repeat: request.repeat,
+      agent: request.agent,
+      model: request.model,
+      seed: request.seed,
+      harness_version: VERSION,
+    };
+    const { id, attempt } = nextRunId(store, experiment);
+    const runDir = join(request.home, "runs", id);
+    await Deno.mkdir(runDir, { recursive: true });
+    const lock = tryLockRun(runDir)!;
+    try {
+      const config = {
+        ...experiment,
+        attempt,
+        concurrency: request.concurrency,
+        categories: Object.fromEntries(tasks.map((task) => [task.id, task.manifest.category])),
+      };
+      const staged = await Promise.all(tasks.map(stageTask));
+      const plans = store.transaction(() => {
+        store.runs.create({ id, config, createdAt: deps.clock.now() });
+        return staged.flatMap((stagedTask) =>
+          Array.from({ length: request.repeat }, (_, repeat) => {
+            const session = sessionId(id, stagedTask.task.id, repeat);
+            store.runs.createSession({ id: session, run: id, task: stagedTask.task.id, repeat });
+            return { run: id, session, staged: stagedTask, repeat };
+          })
+        );
+      });
+      const cleanedUp = await removeLeftovers(deps.docker, join(request.home, "runs"));
+      deps.progress.runStarted(store.runs.get(id)!, plans.length, cleanedUp);
+
+      const interrupted = await runPool(plans, request, deps, store);
+      if (interrupted) await removeLabelled(deps.docker, `verdict.run=${id}`).catch(() => 0);
+      store.runs.setStatus(id, interrupted ? "interrupted" : "finished");
+      const run = store.runs.get(id)!;
+      const results = buildResults(store, run);
+      await writeRunFiles(runDir, results);
+      return { run, results, interrupted, runDir };
+    } finally {
+      lock.release();
+    }
+  } finally {
+    if (deps.store === undefined) store.close();
+  }
+}
+
+/**
+ * Writes `results.json` and `report.md` into a run folder.
+ */
+export async function writeRunFiles(runDir: string, results: Results): Promise<void> {
+  await Deno.writeTextFile(join(runDir, "results.json"), JSON.stringify(results, null, 2) + "\n");
+  await Deno.writeTextFile(join(runDir, "report.md"), renderMarkdown(results));
+}
+
+async function runPool(
+  plans: { run: string; session: string; staged: StagedTask; repeat: number }[],
+  request: EvalRequest,
+  deps: EvalDeps,
+  store: Store,
+): Promise<boolean> {
+  const rng = new SplitMix64(request.seed);
+  let next = 0;
+  let done = 0;
+  let interrupted = false;
+  const worker = async () => {
+    while (next < plans.length && !deps.signal.aborted) {
+      const plan = plans[next++];
+      try {
+        const record = await runTrial(plan, {
+          store,
+          docker: deps.docker,
+          clock: deps.clock,
+          rng: rng.stream(`trial/${plan.staged.task.id}/${plan.repeat}`),
+          agent: deps.agent,
+          signal: deps.signal,
+          waiveModelOnly: deps.waiveModelOnly,
+        });
+        deps.progress.trialFinished(record, ++done, plans.length);
+      } catch (error) {
+        if (error instanceof TrialInterrupted) interrupted = true;
+        else throw error;
+      }
+    }
+  };
+  const workers = Array.from(
+    { length: Math.max(1, Math.min(request.concurrency, plans.length)) },
+    worker,
+  );
+  await Promise.all(workers);
+  return interrupted || deps.signal.aborted;
+}
+
+async function requireImages(
+  docker: Docker,
+  tasks: readonly Task[],
+  signal: AbortSignal,
+): Promise<void> {
+  const byImage = new Map<string, string[]>();
+  for (const task of tasks) {
+    byImage.set(task.manifest.image, [...(byImage.get(task.manifest.image) ?? []), task.id]);
+  }
+  const missing: string[] = [];
+  for (const [image, ids] of byImage) {
+    if (!await docker.hasImage(image, signal)) {
+      missing.push(`${missingImageMessage(image)} (needed by ${ids.join(", ")})`);
+    }
+  }
+  if (missing.length > 0) throw new InfrastructureError(missing.join("\n"));
+}

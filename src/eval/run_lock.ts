@@ -1,0 +1,60 @@
+/**
+ * Which runs are live: a process working on a run holds an exclusive lock on
+ * `runs/<id>/.lock` for as long as it works, and the operating system releases it when the process
+ * dies, however it dies. Containers labelled with a run nobody holds are leftovers of a killed
+ * process, and the next run removes them.
+ *
+ * @module
+ */
+import { join } from "node:path";
+import { labelValues, removeLabelled } from "../sandbox/container.ts";
+import type { Docker } from "../sandbox/docker.ts";
+
+/** A held run lock. */
+export interface RunLock {
+  /** Releases the lock. */
+  release(): void;
+}
+
+/**
+ * Takes the lock of a run folder, or returns undefined when another process holds it.
+ *
+ * @example
+ * ```ts
+ * import { tryLockRun } from "./run_lock.ts";
+ * const lock = tryLockRun(".verdict/runs/abc123");
+ * lock?.release();
+ * ```
+ */
+export function tryLockRun(runDir: string): RunLock | undefined {
+  const file = Deno.openSync(join(runDir, ".lock"), { create: true, write: true });
+  if (!file.tryLockSync(true)) {
+    file.close();
+    return undefined;
+  }
+  return { release: () => file.close() };
+}
+
+/**
+ * Removes the containers of runs in this state directory that no live process holds; returns the
+ * ids of the runs cleaned up. Containers of runs from other state directories are left alone.
+ */
+export async function removeLeftovers(docker: Docker, runsDir: string): Promise<string[]> {
+  const cleaned: string[] = [];
+  for (const run of await labelValues(docker, "verdict.run")) {
+    const runDir = join(runsDir, run);
+    try {
+      if (!Deno.statSync(runDir).isDirectory) continue;
+    } catch {
+      continue;
+    }
+    const lock = tryLockRun(runDir);
+    if (lock === undefined) continue;
+    try {
+      if (await removeLabelled(docker, `verdict.run=${run}`) > 0) cleaned.push(run);
+    } finally {
+      lock.release();
+    }
+  }
+  return cleaned;
+}

@@ -1,0 +1,113 @@
+/**
+ * `requires`: what the run itself must have done, checked against counters the harness recorded,
+ * never against anything the agent claims.
+ *
+ * @module
+ */
+import { formatUsd, type Usd, usd } from "../core/money.ts";
+import type { Requires } from "../task/manifest.ts";
+
+/** What the harness counted during a trial. */
+export interface RunCounters {
+  /** Model steps taken. */
+  steps: number;
+  /** Tool calls made (allowed or denied). */
+  toolCalls: number;
+  /** Context compactions. */
+  compactions: number;
+  /** Tool calls the policy denied. */
+  deniedCalls: number;
+  /** Input plus output tokens. */
+  totalTokens: number;
+  /** Cost, or null when unknown. */
+  costUsd: Usd | null;
+  /** Whether the agent stopped on its own. */
+  finished: boolean;
+  /** Whether the trial was interrupted and resumed. */
+  resumed: boolean;
+}
+
+/** Counters of an agent that did nothing. */
+export const ZERO_COUNTERS: RunCounters = {
+  steps: 0,
+  toolCalls: 0,
+  compactions: 0,
+  deniedCalls: 0,
+  totalTokens: 0,
+  costUsd: 0n,
+  finished: false,
+  resumed: false,
+};
+
+/** The outcome of one requirement. */
+export interface RequirementResult {
+  /** The key, such as `min_denied_calls`. */
+  key: keyof Requires;
+  /** Whether it held. */
+  passed: boolean;
+  /** Expected and actual, in words. */
+  detail: string;
+  /** Whether only a model-driven run can meet it (the oracle and nop agents never do). */
+  modelOnly: boolean;
+}
+
+/**
+ * Checks each requirement against the counters.
+ *
+ * @example
+ * ```ts
+ * import { checkRequirements, ZERO_COUNTERS } from "./requirements.ts";
+ * const [result] = checkRequirements({ min_denied_calls: 1 }, ZERO_COUNTERS);
+ * console.assert(!result.passed && result.modelOnly);
+ * ```
+ */
+export function checkRequirements(requires: Requires, counters: RunCounters): RequirementResult[] {
+  const results: RequirementResult[] = [];
+  const atLeast = (key: keyof Requires, actual: number, wanted: number | undefined) => {
+    if (wanted === undefined) return;
+    results.push({
+      key,
+      passed: actual >= wanted,
+      detail: `${key} ${wanted}: got ${actual}`,
+      modelOnly: wanted > 0,
+    });
+  };
+  const atMost = (key: keyof Requires, actual: number, wanted: number | undefined) => {
+    if (wanted === undefined) return;
+    results.push({
+      key,
+      passed: actual <= wanted,
+      detail: `${key} ${wanted}: got ${actual}`,
+      modelOnly: false,
+    });
+  };
+  atLeast("min_steps", counters.steps, requires.min_steps);
+  atMost("max_steps", counters.steps, requires.max_steps);
+  atLeast("min_tool_calls", counters.toolCalls, requires.min_tool_calls);
+  atLeast("min_compactions", counters.compactions, requires.min_compactions);
+  atLeast("min_denied_calls", counters.deniedCalls, requires.min_denied_calls);
+  atMost("max_denied_calls", counters.deniedCalls, requires.max_denied_calls);
+  atMost("max_total_tokens", counters.totalTokens, requires.max_total_tokens);
+  if (requires.max_cost_usd !== undefined) {
+    const limit = usd(requires.max_cost_usd);
+    results.push({
+      key: "max_cost_usd",
+      passed: counters.costUsd !== null && counters.costUsd <= limit,
+      detail: `max_cost_usd ${formatUsd(limit)}: got ${
+        counters.costUsd === null ? "unknown" : formatUsd(counters.costUsd)
+      }`,
+      modelOnly: false,
+    });
+  }
+  for (const key of ["finished", "resumed"] as const) {
+    const wanted = requires[key];
+    if (wanted === undefined) continue;
+    results.push({
+      key,
+      passed: counters[key] === wanted,
+      detail: `${key} ${wanted}: got ${counters[key]}`,
+      modelOnly: key === "resumed" && wanted,
+    });
+  }
+  return results;
+}

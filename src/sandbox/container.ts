@@ -1,0 +1,406 @@
+/**
+ * One Docker container: started hardened (an unprivileged user, every capability dropped,
+ * `no-new-privileges`, an init process, limits on processes, memory and CPU, no network unless the
+ * task asks), commands run in it with a deadline that kills the command's whole process tree, and
+ * files copied in and out as tar streams (never bind-mounted from the host).
+ *
+ * @module
+ */
+import { InfrastructureError } from "../core/errors.ts";
+import { BoundedBuffer } from "./_bounded_buffer.ts";
+import { within } from "./_within.ts";
+import { type Docker, firstLine } from "./docker.ts";
+import { parseTar, type TarEntry } from "./tar.ts";
+
+/** The unprivileged user every agent and grading command runs as. */
+export const AGENT_USER = "1000:1000";
+
+/** Resource limits of a container. */
+export interface ResourceLimits {
+  /** Most processes at once. */
+  pids: number;
+  /** Memory, in MiB (swap included). */
+  memoryMb: number;
+  /** CPUs. */
+  cpus: number;
+}
+
+/** Default limits: enough for a test suite, small enough that a fork bomb stays contained. */
+export const DEFAULT_LIMITS: ResourceLimits = { pids: 256, memoryMb: 1024, cpus: 1 };
+
+/** What to start. */
+export interface ContainerSpec {
+  /** A local image (never pulled). */
+  image: string;
+  /** The working folder. */
+  workdir: string;
+  /** `none` (default) or `bridge`. */
+  network: "none" | "bridge";
+  /** Labels, such as the run and the session. */
+  labels: Record<string, string>;
+  /**
+   * The container's main user. Omit only for a grading container, whose commands still run as
+   * {@linkcode AGENT_USER}.
+   */
+  user?: string;
+  /** Resource limits. */
+  limits?: ResourceLimits;
+}
+
+/** Options of {@linkcode Container.exec}. */
+export interface ExecOptions {
+  /** The deadline, after which the command's whole process tree is killed. */
+  timeoutMs: number;
+  /** Who runs it. Default {@linkcode AGENT_USER}. */
+  user?: string;
+  /** Where. Default the container's workdir. */
+  workdir?: string;
+  /** Bytes on stdin. */
+  stdin?: Uint8Array;
+  /** Extra environment. */
+  env?: Record<string, string>;
+  /** Stops the command early (its process tree is killed). */
+  signal?: AbortSignal;
+  /** Most bytes kept of each of stdout and stderr (head and tail). Default 4 MiB. */
+  maxOutputBytes?: number;
+}
+
+/** What a command did. */
+export interface ExecResult {
+  /** Its exit code (137 when killed). */
+  exitCode: number;
+  /** stdout, head and tail when long. */
+  stdout: string;
+  /** stderr, head and tail when long. */
+  stderr: string;
+  /** Whether the deadline killed it. */
+  timedOut: boolean;
+  /** Whether the signal stopped it. */
+  aborted: boolean;
+}
+
+// `docker exec` makes the command a session leader; its first output line is that session's id,
+// so everything it starts (which inherits the session) can be found and killed at the deadline.
+const EXEC_WRAPPER = 'echo "$$"; exec sh -c "$1"';
+// Freeze every process of the session first (so none can react to a sibling's death, say by
+// running the next command of a script), then kill them all.
+const KILL_SESSION = `sid=$1
+members() {
+  for stat in /proc/[0-9]*/stat; do
+    read -r line < "$stat" 2>/dev/null || continue
+    set -- \${line##*) }
+    [ "$4" = "$sid" ] || continue
+    case "$1" in Z) continue ;; T|t) [ "$want" = running ] && continue ;; esac
+    pid=\${stat#/proc/}; printf '%s ' "\${pid%/stat}"
+  done
+}
+round=0
+while [ "$round" -lt 50 ]; do
+  want=running; running=$(members)
+  [ -z "$running" ] && break
+  kill -STOP $running 2>/dev/null
+  round=$((round + 1))
+done
+want=all; all=$(members)
+[ -n "$all" ] && kill -KILL $all 2>/dev/null
+want=all; [ -z "$(members)" ]`;
+
+/**
+ * Starts a container that idles until commands are run in it.
+ *
+ * @example
+ * ```ts
+ * import { Docker } from "./docker.ts";
+ * import { startContainer } from "./container.ts";
+ * const docker = new Docker({ PATH: "/usr/bin:/bin" });
+ * const container = await startContainer(docker, {
+ *   image: "verdict/busybox", workdir: "/workspace", network: "none", labels: {}, user: "1000:1000",
+ * });
+ * console.log((await container.exec("echo hi", { timeoutMs: 5000 })).stdout);
+ * await container.remove();
+ * ```
+ * @throws {InfrastructureError} when the image is missing or the engine refuses.
+ */
+export async function startContainer(
+  docker: Docker,
+  spec: ContainerSpec,
+  signal?: AbortSignal,
+): Promise<Container> {
+  const limits = spec.limits ?? DEFAULT_LIMITS;
+  const args = [
+    "run",
+    "--detach",
+    "--pull=never",
+    "--init",
+    `--network=${spec.network}`,
+    "--cap-drop=ALL",
+    "--security-opt=no-new-privileges",
+    `--pids-limit=${limits.pids}`,
+    `--memory=${limits.memoryMb}m`,
+    `--memory-swap=${limits.memoryMb}m`,
+    `--cpus=${limits.cpus}`,
+    `--workdir=${spec.workdir}`,
+    ...(spec.user ? [`--user=${spec.user}`] : []),
+    ...Object.entries(spec.labels).flatMap(([key, value]) => ["--label", `${key}=${value}`]),
+    spec.image,
+    "sleep",
+    "infinity",
+  ];
+  const result = await docker.run(args, { signal });
+  if (result.code !== 0) {
+    if (/No such image|not found|pull access denied|manifest unknown/i.test(result.stderr)) {
+      throw new InfrastructureError(missingImageMessage(spec.image));
+    }
+    throw new InfrastructureError(
+      `could not start a container from ${spec.image}: ${firstLine(result.stderr)}`,
+    );
+  }
+  return new Container(docker, new TextDecoder().decode(result.stdout).trim(), spec);
+}
+
+/**
+ * The message for a missing image: its name and how to build it.
+ *
+ * @example
+ * ```ts
+ * import { missingImageMessage } from "./container.ts";
+ * console.assert(missingImageMessage("verdict/busybox").includes("scripts/build-images.sh"));
+ * ```
+ */
+export function missingImageMessage(image: string): string {
+  return `image ${image} is missing: build it with scripts/build-images.sh (as root, with a ` +
+    `running Docker engine), or point the task's image at one you have`;
+}
+
+/** A running container. */
+export class Container {
+  readonly #docker: Docker;
+  /** The container id. */
+  readonly id: string;
+  /** How it was started. */
+  readonly spec: ContainerSpec;
+
+  /** Wraps a started container; use {@linkcode startContainer}. */
+  constructor(docker: Docker, id: string, spec: ContainerSpec) {
+    this.#docker = docker;
+    this.id = id;
+    this.spec = spec;
+  }
+
+  /**
+   * Runs a shell command (`sh -c`). At the deadline, or when the signal aborts, every process of
+   * the command's session is killed, including ones it left in the background.
+   * @throws {InfrastructureError} when the container is gone or the engine refuses the command.
+   */
+  async exec(script: string, options: ExecOptions): Promise<ExecResult> {
+    const user = options.user ?? AGENT_USER;
+    const args = [
+      "exec",
+      ...(options.stdin ? ["--interactive"] : []),
+      `--user=${user}`,
+      `--workdir=${options.workdir ?? this.spec.workdir}`,
+      ...Object.entries(options.env ?? {}).flatMap(([key, value]) => ["--env", `${key}=${value}`]),
+      this.id,
+      "sh",
+      "-c",
+      EXEC_WRAPPER,
+      "verdict-exec",
+      script,
+    ];
+    const child = this.#docker.spawn(args, { stdin: options.stdin !== undefined });
+    const limit = options.maxOutputBytes ?? 4 * 1024 * 1024;
+    const stdout = new BoundedBuffer(limit);
+    const stderr = new BoundedBuffer(limit);
+    let resolveSession!: (pid: string | undefined) => void;
+    const session = new Promise<string | undefined>((resolve) => (resolveSession = resolve));
+    let stopping: Promise<void> | undefined;
+    let timedOut = false;
+    let aborted = false;
+    const stop = (reason: "timeout" | "abort") => {
+      if (reason === "timeout") timedOut = true;
+      else aborted = true;
+      stopping ??= this.#killSession(session, user, child);
+    };
+    const timer = setTimeout(() => stop("timeout"), options.timeoutMs);
+    const onAbort = () => stop("abort");
+    options.signal?.addEventListener("abort", onAbort, { once: true });
+    if (options.signal?.aborted) onAbort();
+    try {
+      const writing = options.stdin ? writeStdin(child, options.stdin) : Promise.resolve();
+      const [status] = await Promise.all([
+        child.status,
+        readSessionThenOutput(child.stdout, stdout, resolveSession),
+        pump(child.stderr, stderr),
+        writing,
+      ]);
+      resolveSession(undefined);
+      await stopping;
+      const stderrText = stderr.text();
+      if (!timedOut && !aborted && isEngineExecFailure(status.code, stderrText)) {
+        throw new InfrastructureError(
+          `could not run a command in container ${this.id.slice(0, 12)}: ${firstLine(stderrText)}`,
+        );
+      }
+      return {
+        exitCode: status.code,
+        stdout: stdout.text(),
+        stderr: stderrText,
+        timedOut,
+        aborted,
+      };
+    } finally {
+      clearTimeout(timer);
+      options.signal?.removeEventListener("abort", onAbort);
+    }
+  }
+
+  /**
+   * Copies a tar stream into the container at `destination`. Files keep the numeric owners and
+   * modes written in the tar, which Verdict always sets explicitly.
+   */
+  async copyIn(tar: Uint8Array, destination: string): Promise<void> {
+    const result = await this.#docker.run(["cp", "-", `${this.id}:${destination}`], { stdin: tar });
+    if (result.code !== 0) {
+      throw new InfrastructureError(
+        `could not copy files into the container: ${firstLine(result.stderr)}`,
+      );
+    }
+  }
+
+  /** Copies a path out of the container (running, paused or stopped) as tar entries. */
+  async copyOut(path: string): Promise<TarEntry[]> {
+    const result = await this.#docker.run(["cp", `${this.id}:${path}`, "-"]);
+    if (result.code !== 0) {
+      throw new InfrastructureError(
+        `could not copy ${path} out of the container: ${firstLine(result.stderr)}`,
+      );
+    }
+    return parseTar(result.stdout);
+  }
+
+  /** Freezes every process in the container (nothing runs until it is removed). */
+  async pause(): Promise<void> {
+    await this.#docker.text(["pause", this.id]);
+  }
+
+  /** Removes the container with everything still running in it. Already gone is fine. */
+  async remove(): Promise<void> {
+    const result = await this.#docker.run(["rm", "--force", "--volumes", this.id]);
+    if (result.code !== 0 && !/No such container/i.test(result.stderr)) {
+      throw new InfrastructureError(
+        `could not remove container ${this.id.slice(0, 12)}: ${firstLine(result.stderr)}`,
+      );
+    }
+  }
+
+  async #killSession(session: Promise<string | undefined>, user: string, child: Deno.ChildProcess) {
+    const pid = await within(session, 10_000, undefined);
+    if (pid !== undefined) {
+      await this.#docker.run([
+        "exec",
+        `--user=${user}`,
+        this.id,
+        "sh",
+        "-c",
+        KILL_SESSION,
+        "verdict-kill",
+        pid,
+      ], {
+        timeoutMs: 30_000,
+      }).catch(() => undefined);
+    }
+    // The client normally exits with the killed command; make sure it does.
+    const exited = await within(child.status.then(() => true), 5_000, false);
+    if (!exited) {
+      try {
+        child.kill("SIGKILL");
+      } catch {
+        // Already gone.
+      }
+    }
+  }
+}
+
+/**
+ * Removes every container carrying a label, such as `verdict.run=<id>`; returns how many.
+ *
+ * @example
+ * ```ts
+ * import { Docker } from "./docker.ts";
+ * import { removeLabelled } from "./container.ts";
+ * await removeLabelled(new Docker({ PATH: "/usr/bin:/bin" }), "verdict.run=abc123");
+ * ```
+ */
+export async function removeLabelled(docker: Docker, label: string): Promise<number> {
+  const ids = (await docker.text(["ps", "--all", "--quiet", "--filter", `label=${label}`]))
+    .split("\n").filter((id) => id !== "");
+  if (ids.length > 0) await docker.run(["rm", "--force", "--volumes", ...ids]);
+  return ids.length;
+}
+
+/**
+ * The values of a label over every container that has it (for finding leftovers).
+ *
+ * @example
+ * ```ts
+ * import { Docker } from "./docker.ts";
+ * import { labelValues } from "./container.ts";
+ * console.log(await labelValues(new Docker({ PATH: "/usr/bin:/bin" }), "verdict.run"));
+ * ```
+ */
+export async function labelValues(docker: Docker, label: string): Promise<string[]> {
+  const text = await docker.text([
+    "ps",
+    "--all",
+    "--filter",
+    `label=${label}`,
+    "--format",
+    `{{.Label "${label}"}}`,
+  ]);
+  return [...new Set(text.split("\n").filter((value) => value !== ""))];
+}
+
+function isEngineExecFailure(code: number, stderr: string): boolean {
+  return (code === 126 || code === 127 || code === 1) &&
+    /^(Error response from daemon|OCI runtime exec failed|Error: No such container)/m.test(stderr);
+}
+
+async function readSessionThenOutput(
+  stream: ReadableStream<Uint8Array>,
+  buffer: BoundedBuffer,
+  onSession: (pid: string | undefined) => void,
+): Promise<void> {
+  let pending: Uint8Array | undefined = new Uint8Array(0);
+  for await (const chunk of stream) {
+    if (pending === undefined) {
+      buffer.push(chunk);
+      continue;
+    }
+    const joined: Uint8Array = new Uint8Array(pending.length + chunk.length);
+    joined.set(pending);
+    joined.set(chunk, pending.length);
+    const newline = joined.indexOf(10);
+    if (newline === -1) {
+      pending = joined;
+      continue;
+    }
+    onSession(new TextDecoder().decode(joined.subarray(0, newline)).trim());
+    pending = undefined;
+    buffer.push(joined.subarray(newline + 1));
+  }
+  if (pending !== undefined && pending.length > 0) buffer.push(pending);
+}
+
+async function pump(stream: ReadableStream<Uint8Array>, buffer: BoundedBuffer): Promise<void> {
+  for await (const chunk of stream) buffer.push(chunk);
+}
+
+async function writeStdin(child: Deno.ChildProcess, data: Uint8Array): Promise<void> {
+  const writer = child.stdin.getWriter();
+  try {
+    await writer.write(data);
+    await writer.close();
+  } catch {
+    // The command exited without reading all of its input.
+  }
+}

@@ -1,0 +1,227 @@
+/**
+ * Sealing: a content hash over every entry under a workdir (bytes, mode, symlink target, empty
+ * folders), with the files kept in the blob store. The root is the sha256 of the snapshot's
+ * canonical manifest, which is itself stored as a blob, so a root names exactly one end state and
+ * can be re-checked from the store alone.
+ *
+ * @module
+ */
+import { canonicalJson } from "../core/canonical_json.ts";
+import { CorruptionError } from "../core/errors.ts";
+import { type Sha256Hex, sha256Hex } from "../core/hash.ts";
+import type { BlobStore } from "../store/blob_store.ts";
+import { compareBytes, type TreeEntry } from "../task/file_tree.ts";
+import type { TarEntry } from "./tar.ts";
+
+/** One sealed entry. Paths are relative to the workdir. */
+export type SnapshotEntry =
+  | { path: string; type: "file"; mode: number; size: number; sha256: Sha256Hex }
+  | { path: string; type: "dir"; mode: number }
+  | { path: string; type: "symlink"; target: string }
+  | { path: string; type: "other"; mode: number; typeflag: string };
+
+/** A sealed tree. */
+export interface Snapshot {
+  /** sha256 of the canonical manifest: the end-state root. */
+  root: Sha256Hex;
+  /** Every entry, sorted by path. */
+  entries: SnapshotEntry[];
+}
+
+/** A snapshot with the bytes of its files at hand, before or after storing. */
+export interface SealedTree extends Snapshot {
+  /** File bytes by sha256. */
+  contents: Map<Sha256Hex, Uint8Array>;
+}
+
+const MANIFEST_TAG = "verdict.snapshot/1";
+
+/**
+ * Seals entries (from a tar stream or a host folder). `stripPrefix` removes the leading folder
+ * `docker cp` puts in front of every path (such as `workspace/`); the folder itself is not an
+ * entry.
+ *
+ * @example
+ * ```ts
+ * import { sealEntries } from "./snapshot.ts";
+ * const sealed = sealEntries([{ path: "a.txt", type: "file", mode: 0o644, data: new Uint8Array([1]) }]);
+ * console.assert(sealed.entries.length === 1 && sealed.root.length === 64);
+ * ```
+ */
+export function sealEntries(
+  entries: readonly (TarEntry | TreeEntry)[],
+  stripPrefix = "",
+): SealedTree {
+  const contents = new Map<Sha256Hex, Uint8Array>();
+  const sealed: SnapshotEntry[] = [];
+  for (const entry of entries) {
+    let path = entry.path.replace(/^\.\//, "");
+    if (stripPrefix) {
+      if (path === stripPrefix || path === ".") continue;
+      if (!path.startsWith(`${stripPrefix}/`)) continue;
+      path = path.slice(stripPrefix.length + 1);
+    }
+    if (path === "" || path === ".") continue;
+    switch (entry.type) {
+      case "file": {
+        const hash = sha256Hex(entry.data);
+        contents.set(hash, entry.data);
+        sealed.push({
+          path,
+          type: "file",
+          mode: entry.mode,
+          size: entry.data.length,
+          sha256: hash,
+        });
+        break;
+      }
+      case "dir":
+        sealed.push({ path, type: "dir", mode: entry.mode });
+        break;
+      case "symlink":
+        sealed.push({ path, type: "symlink", target: entry.target });
+        break;
+      default:
+        sealed.push({ path, type: "other", mode: entry.mode, typeflag: entry.typeflag });
+    }
+  }
+  sealed.sort((a, b) => compareBytes(a.path, b.path));
+  return { root: sha256Hex(manifestText(sealed)), entries: sealed, contents };
+}
+
+/**
+ * Stores a sealed tree: every file's bytes and the manifest go to the blob store. Returns the
+ * root, which is the manifest blob's key.
+ */
+export function storeSnapshot(blobs: BlobStore, sealed: SealedTree): Sha256Hex {
+  for (const data of sealed.contents.values()) blobs.put(data);
+  const root = blobs.putText(manifestText(sealed.entries));
+  if (root !== sealed.root) throw new Error("snapshot root changed while storing");
+  return root;
+}
+
+/**
+ * Loads a snapshot by root, checking the manifest against its hash.
+ * @throws {CorruptionError} when the manifest blob is missing or does not match.
+ */
+export function loadSnapshot(blobs: BlobStore, root: Sha256Hex): Snapshot {
+  const text = blobs.getText(root);
+  const manifest = JSON.parse(text) as { version: string; entries: SnapshotEntry[] };
+  if (manifest.version !== MANIFEST_TAG) {
+    throw new CorruptionError(`snapshot ${root} has an unknown version ${manifest.version}`);
+  }
+  return { root, entries: manifest.entries };
+}
+
+/** The blobs a snapshot root stands for: its manifest and every file. */
+export function snapshotBlobs(blobs: BlobStore, root: Sha256Hex): Sha256Hex[] {
+  const snapshot = loadSnapshot(blobs, root);
+  return [
+    root,
+    ...snapshot.entries.flatMap((entry) => (entry.type === "file" ? [entry.sha256] : [])),
+  ];
+}
+
+/** Reads a file's bytes from a snapshot (checked against its hash), or undefined. */
+export function readSnapshotFile(
+  blobs: BlobStore,
+  snapshot: Snapshot,
+  path: string,
+): Uint8Array | undefined {
+  const entry = snapshot.entries.find((candidate) => candidate.path === path);
+  return entry?.type === "file" ? blobs.get(entry.sha256) : undefined;
+}
+
+/** One difference between two snapshots. */
+export interface SnapshotChange {
+  /** The path. */
+  path: string;
+  /** What happened to it. */
+  change: "added" | "removed" | "modified";
+  /** For `modified`: which aspects differ. */
+  aspects?: ("content" | "mode" | "type" | "target")[];
+}
+
+/**
+ * The exact difference between two snapshots, sorted by path.
+ *
+ * @example
+ * ```ts
+ * import { diffSnapshots, sealEntries } from "./snapshot.ts";
+ * const before = sealEntries([{ path: "a", type: "file", mode: 0o644, data: new Uint8Array([1]) }]);
+ * const after = sealEntries([{ path: "a", type: "file", mode: 0o755, data: new Uint8Array([1]) }]);
+ * console.assert(diffSnapshots(before, after)[0].aspects?.[0] === "mode");
+ * ```
+ */
+export function diffSnapshots(before: Snapshot, after: Snapshot): SnapshotChange[] {
+  const old = new Map(before.entries.map((entry) => [entry.path, entry]));
+  const changes: SnapshotChange[] = [];
+  for (const entry of after.entries) {
+    const previous = old.get(entry.path);
+    old.delete(entry.path);
+    if (previous === undefined) {
+      changes.push({ path: entry.path, change: "added" });
+      continue;
+    }
+    const aspects = differences(previous, entry);
+    if (aspects.length > 0) changes.push({ path: entry.path, change: "modified", aspects });
+  }
+  for (const path of old.keys()) changes.push({ path, change: "removed" });
+  return changes.sort((a, b) => compareBytes(a.path, b.path));
+}
+
+function differences(
+  a: SnapshotEntry,
+  b: SnapshotEntry,
+): ("content" | "mode" | "type" | "target")[] {
+  if (a.type !== b.type) return ["type"];
+  const aspects: ("content" | "mode" | "type" | "target")[] = [];
+  if (a.type === "file" && b.type === "file" && a.sha256 !== b.sha256) aspects.push("content");
+  if (a.type === "symlink" && b.type === "symlink" && a.target !== b.target) aspects.push("target");
+  if ("mode" in a && "mode" in b && a.mode !== b.mode) aspects.push("mode");
+  return aspects;
+}
+
+function manifestText(entries: readonly SnapshotEntry[]): string {
+  return canonicalJson({ version: MANIFEST_TAG, entries });
+}
+
+/**
+ * Tar entries that rebuild a snapshot under `prefix` (a path relative to `/`, such as
+ * `workspace`), the prefix folder itself first. File bytes come from the blob store, checked.
+ */
+export function snapshotTarEntries(
+  blobs: BlobStore,
+  snapshot: Snapshot,
+  prefix: string,
+  prefixMode = 0o755,
+): TarEntry[] {
+  const entries: TarEntry[] = [{ path: prefix, type: "dir", mode: prefixMode }];
+  for (const entry of snapshot.entries) {
+    const path = `${prefix}/${entry.path}`;
+    if (entry.type === "file") {
+      entries.push({ path, type: "file", mode: entry.mode, data: blobs.get(entry.sha256) });
+    } else if (entry.type === "dir") entries.push({ path, type: "dir", mode: entry.mode });
+    else if (entry.type === "symlink") {
+      entries.push({ path, type: "symlink", target: entry.target });
+    }
+  }
+  return entries;
+}
+
+/**
+ * For `verifyRun`: the blobs behind every snapshot root an event names (`payload.root`), so
+ * verification re-hashes each sealed manifest and every file in it.
+ */
+export function snapshotReferences(
+  blobs: BlobStore,
+): (kind: string, payload: Record<string, unknown>) => Sha256Hex[] {
+  return (_kind, payload) => {
+    if (typeof payload.root !== "string") return [];
+    try {
+      return snapshotBlobs(blobs, payload.root);
+    } catch {
+      return [payload.root]; // the manifest itself is bad; verification reports it
+    }
+  };
+}

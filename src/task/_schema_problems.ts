@@ -1,0 +1,120 @@
+/**
+ * Turns zod issues into "file, field, fix" problems: the field path in dotted form, what is
+ * wrong in words, and what to do, including the nearest known key for a misspelt one.
+ *
+ * @module
+ */
+import type { z } from "zod";
+import type { InputProblem } from "../core/errors.ts";
+import { nearest } from "../core/suggest.ts";
+
+type Def = {
+  type: string;
+  shape?: Record<string, z.ZodType>;
+  innerType?: z.ZodType;
+  element?: z.ZodType;
+  in?: z.ZodType;
+};
+
+function defOf(schema: z.ZodType): Def {
+  return (schema as unknown as { _zod: { def: Def } })._zod.def;
+}
+
+/** The keys an object schema at `path` accepts (through defaults, optionals and arrays). */
+export function knownKeysAt(schema: z.ZodType, path: readonly PropertyKey[]): string[] {
+  let current: z.ZodType | undefined = schema;
+  const unwrap = () => {
+    for (let def = defOf(current!); def.innerType || def.in; def = defOf(current!)) {
+      current = def.innerType ?? def.in;
+    }
+  };
+  unwrap();
+  for (const segment of path) {
+    const def = defOf(current);
+    current = typeof segment === "number" ? def.element : def.shape?.[String(segment)];
+    if (current === undefined) return [];
+    unwrap();
+  }
+  return Object.keys(defOf(current).shape ?? {});
+}
+
+/**
+ * Formats a field path: `limits.max_steps`, `checks[2].file_contains.path`.
+ *
+ * @example
+ * ```ts
+ * import { fieldPath } from "./_schema_problems.ts";
+ * console.assert(fieldPath(["checks", 2, "path"]) === "checks[2].path");
+ * ```
+ */
+export function fieldPath(path: readonly PropertyKey[]): string {
+  let text = "";
+  for (const segment of path) {
+    text += typeof segment === "number"
+      ? `[${segment}]`
+      : text
+      ? `.${String(segment)}`
+      : String(segment);
+  }
+  return text;
+}
+
+/** The problems of a failed parse, each naming the file, the field and the fix. */
+export function schemaProblems(
+  file: string,
+  schema: z.ZodType,
+  issues: readonly z.core.$ZodIssue[],
+  prefix: readonly PropertyKey[] = [],
+): InputProblem[] {
+  const problems: InputProblem[] = [];
+  for (const issue of issues) {
+    const path = [...prefix, ...issue.path];
+    if (issue.code === "unrecognized_keys") {
+      const known = knownKeysAt(schema, issue.path);
+      for (const key of issue.keys) {
+        const guess = nearest(key, known);
+        problems.push({
+          file,
+          field: fieldPath([...path, key]),
+          problem: "unknown key",
+          fix: guess
+            ? `did you mean '${guess}'? Otherwise remove it`
+            : `remove it; allowed here: ${known.join(", ") || "nothing"}`,
+        });
+      }
+      continue;
+    }
+    problems.push({ file, field: fieldPath(path), ...describe(issue) });
+  }
+  return problems;
+}
+
+function describe(issue: z.core.$ZodIssue): { problem: string; fix: string } {
+  switch (issue.code) {
+    case "invalid_type":
+      return issue.input === undefined
+        ? { problem: "is missing", fix: `add it (a ${issue.expected})` }
+        : {
+          problem: `expected a ${issue.expected}, got ${describeValue(issue.input)}`,
+          fix: `write a ${issue.expected} here`,
+        };
+    case "invalid_value":
+      return {
+        problem: `${describeValue(issue.input)} is not allowed`,
+        fix: `use one of: ${issue.values.map((value) => String(value)).join(", ")}`,
+      };
+    case "too_small":
+      return { problem: issue.message, fix: `use a value of at least ${issue.minimum}` };
+    case "too_big":
+      return { problem: issue.message, fix: `use a value of at most ${issue.maximum}` };
+    default:
+      return { problem: issue.message, fix: "correct the value" };
+  }
+}
+
+function describeValue(value: unknown): string {
+  if (value === null) return "null";
+  if (Array.isArray(value)) return "a list";
+  if (typeof value === "object") return "a mapping";
+  return `${typeof value} ${JSON.stringify(value)}`;
+}

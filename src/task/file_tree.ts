@@ -1,0 +1,75 @@
+/**
+ * A folder on the host read into memory as a sorted list of entries: regular files with their
+ * bytes, folders (empty ones included), and symlinks with their targets. Tar packing, sealing and
+ * suite digests all start from this one representation.
+ *
+ * @module
+ */
+import { join } from "node:path";
+
+/** One entry of a folder tree. Paths are relative, `/`-separated, without a trailing slash. */
+export type TreeEntry =
+  | { path: string; type: "file"; mode: number; data: Uint8Array }
+  | { path: string; type: "dir"; mode: number }
+  | { path: string; type: "symlink"; target: string };
+
+/**
+ * Reads a folder recursively. Entries are sorted by path (byte order), permission bits are kept
+ * (`mode & 0o7777`), and symlinks are recorded, never followed.
+ *
+ * @example
+ * ```ts
+ * import { readTree } from "./file_tree.ts";
+ * const entries = await readTree("tasks/fix-slugify/workspace");
+ * console.log(entries.map((entry) => entry.path));
+ * ```
+ */
+export async function readTree(root: string): Promise<TreeEntry[]> {
+  const entries: TreeEntry[] = [];
+  await walk(root, "", entries);
+  return entries.sort((a, b) => compareBytes(a.path, b.path));
+}
+
+async function walk(root: string, relative: string, entries: TreeEntry[]): Promise<void> {
+  for await (const item of Deno.readDir(join(root, relative))) {
+    const path = relative ? `${relative}/${item.name}` : item.name;
+    const full = join(root, path);
+    const info = await Deno.lstat(full);
+    if (info.isSymlink) {
+      entries.push({ path, type: "symlink", target: await Deno.readLink(full) });
+    } else if (info.isDirectory) {
+      entries.push({ path, type: "dir", mode: (info.mode ?? 0o755) & 0o7777 });
+      await walk(root, path, entries);
+    } else if (info.isFile) {
+      entries.push({
+        path,
+        type: "file",
+        mode: (info.mode ?? 0o644) & 0o7777,
+        data: await Deno.readFile(full),
+      });
+    }
+  }
+}
+
+/**
+ * Orders strings by their UTF-8 bytes, the order every hash over paths uses.
+ *
+ * @example
+ * ```ts
+ * import { compareBytes } from "./file_tree.ts";
+ * console.assert(compareBytes("B", "a") < 0 && compareBytes("a", "a") === 0);
+ * ```
+ */
+export function compareBytes(a: string, b: string): number {
+  // For the strings we compare (paths), UTF-16 code unit order equals UTF-8 byte order except for
+  // surrogate pairs versus U+E000..U+FFFF; compare bytes to be exact.
+  if (a === b) return 0;
+  const encoder = new TextEncoder();
+  const x = encoder.encode(a);
+  const y = encoder.encode(b);
+  const length = Math.min(x.length, y.length);
+  for (let i = 0; i < length; i++) {
+    if (x[i] !== y[i]) return x[i] - y[i];
+  }
+  return x.length - y.length;
+}

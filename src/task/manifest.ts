@@ -1,0 +1,103 @@
+/**
+ * The task manifest (`task.yaml`) of SPEC section 3, as zod schemas. Every object is strict:
+ * an unknown key at any level is an error, because a misspelt limit that is silently ignored is
+ * worse than a refused file.
+ *
+ * @module
+ */
+import { z } from "zod";
+
+const relativePath = z.string().min(1).refine(
+  (path) => !path.startsWith("/") && !path.split("/").includes(".."),
+  { message: "must be a relative path without '..'" },
+);
+const paths = z.array(relativePath).min(1);
+const textOrPattern = z.strictObject({
+  path: relativePath,
+  text: z.string().optional(),
+  pattern: z.string().optional(),
+}).refine((value) => (value.text === undefined) !== (value.pattern === undefined), {
+  message: "give exactly one of text or pattern",
+});
+
+/** Each built-in check: its name and the schema of its argument. */
+export const CHECK_SCHEMAS = {
+  /** These files must be byte-for-byte and mode-for-mode as in the initial workspace. */
+  files_unchanged: paths,
+  /** Every added, removed or modified path must match one of these globs. */
+  changed_paths_within: z.array(z.string().min(1)).min(1),
+  /** No test may gain a skip (pytest skip/xfail markers, unittest skip decorators, `it.skip`). */
+  no_new_skips: z.strictObject({ paths: z.array(z.string().min(1)).optional() }),
+  /** These paths must exist in the end state. */
+  paths_exist: paths,
+  /** These paths must not exist in the end state. */
+  paths_absent: paths,
+  /** The file must contain the text, or match the regular expression. */
+  file_contains: textOrPattern,
+  /** The file must not contain the text, nor match the regular expression. */
+  file_not_contains: textOrPattern,
+  /** At most this many paths may be added, removed or modified. */
+  max_changed_files: z.number().int().min(0),
+} as const;
+
+/** The name of a built-in check. */
+export type CheckKind = keyof typeof CHECK_SCHEMAS;
+
+/** One check as written in a manifest: its kind and argument. */
+export type CheckSpec = {
+  [K in CheckKind]: { kind: K; args: z.infer<(typeof CHECK_SCHEMAS)[K]> };
+}[CheckKind];
+
+/** The closed set of counters `requires` may name. */
+export const REQUIRES_SCHEMA = z.strictObject({
+  min_steps: z.number().int().min(0).optional(),
+  max_steps: z.number().int().min(0).optional(),
+  min_tool_calls: z.number().int().min(0).optional(),
+  min_compactions: z.number().int().min(0).optional(),
+  min_denied_calls: z.number().int().min(0).optional(),
+  max_denied_calls: z.number().int().min(0).optional(),
+  max_total_tokens: z.number().int().min(0).optional(),
+  max_cost_usd: z.number().min(0).optional(),
+  finished: z.boolean().optional(),
+  resumed: z.boolean().optional(),
+});
+
+/** What a run itself must have done. */
+export type Requires = z.infer<typeof REQUIRES_SCHEMA>;
+
+/** The manifest, without `checks` (validated item by item, see `load_task.ts`). */
+export const MANIFEST_SCHEMA = z.strictObject({
+  id: z.string().regex(/^[a-z0-9-]+$/, "must be lowercase letters, digits and dashes"),
+  category: z.string().min(1),
+  image: z.string().min(1),
+  workdir: z.string().regex(/^\/[^\0]+$/, "must be an absolute path other than /").default(
+    "/workspace",
+  ),
+  network: z.enum(["none", "bridge"]).default("none"),
+  limits: z.strictObject({
+    max_steps: z.number().int().min(1).default(30),
+    timeout_s: z.number().positive().default(600),
+    max_total_tokens: z.number().int().min(1).default(200_000),
+    max_cost_usd: z.number().min(0).default(0.5),
+  }).prefault({}),
+  context: z.strictObject({
+    max_tokens: z.number().int().min(256).default(16_000),
+    reserve_output_tokens: z.number().int().min(0).default(2_000),
+    strategy: z.enum(["truncate", "summarize"]).default("truncate"),
+  }).prefault({}),
+  policy: z.string().min(1).default("default"),
+  docs: z.array(relativePath).optional(),
+  success: z.strictObject({
+    script: relativePath,
+    canary: relativePath.optional(),
+    timeout_s: z.number().positive().default(120),
+  }),
+  checks: z.array(z.unknown()).optional(),
+  requires: REQUIRES_SCHEMA.optional(),
+});
+
+/** A validated manifest, with defaults filled in and checks parsed. */
+export type Manifest = Omit<z.infer<typeof MANIFEST_SCHEMA>, "checks" | "requires"> & {
+  checks: CheckSpec[];
+  requires: Requires;
+};
