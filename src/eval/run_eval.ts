@@ -165,11 +165,12 @@ async function runPool(
   let next = 0;
   let done = 0;
   let interrupted = false;
+  const cleanups: Promise<void>[] = [];
   const worker = async () => {
     while (next < plans.length && !deps.signal.aborted) {
       const plan = plans[next++];
       try {
-        const record = await runTrial(plan, {
+        const { record, cleanup } = await runTrial(plan, {
           store,
           docker: deps.docker,
           clock: deps.clock,
@@ -178,6 +179,7 @@ async function runPool(
           signal: deps.signal,
           waiveModelOnly: deps.waiveModelOnly,
         });
+        cleanups.push(cleanup);
         deps.progress.trialFinished(record, ++done, plans.length);
       } catch (error) {
         if (error instanceof TrialInterrupted) interrupted = true;
@@ -189,7 +191,11 @@ async function runPool(
     { length: Math.max(1, Math.min(request.concurrency, plans.length)) },
     worker,
   );
-  await Promise.all(workers);
+  try {
+    await Promise.all(workers);
+  } finally {
+    await Promise.all(cleanups);
+  }
   return interrupted || deps.signal.aborted;
 }
 

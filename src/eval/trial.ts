@@ -60,12 +60,23 @@ export class TrialInterrupted extends Error {
   }
 }
 
+/** A finished trial. */
+export interface TrialOutcome {
+  /** Its result, as recorded. */
+  record: TrialRecord;
+  /**
+   * The removal of its containers, still under way: it is off the trial's critical path, and the
+   * run awaits it before it ends.
+   */
+  cleanup: Promise<void>;
+}
+
 /**
  * Runs one trial to a verdict and records it as the session's result.
  *
  * @throws {TrialInterrupted} when the run is interrupted (the session is left unfinished).
  */
-export async function runTrial(plan: TrialPlan, deps: TrialDeps): Promise<TrialRecord> {
+export async function runTrial(plan: TrialPlan, deps: TrialDeps): Promise<TrialOutcome> {
   const { store, clock, docker } = deps;
   const { task, initial } = plan.staged;
   const manifest = task.manifest;
@@ -95,7 +106,9 @@ export async function runTrial(plan: TrialPlan, deps: TrialDeps): Promise<TrialR
   let result: TrialRecord;
   try {
     const agentContainer = await start("agent", AGENT_USER);
-    const graderStarting = start("grader"); // in parallel: it sees nothing until grading
+    // The grader starts while the agent works (it sees nothing until grading); starting both at
+    // once would slow the agent's start, which is on every trial's critical path.
+    const graderStarting = start("grader");
     await agentContainer.copyIn(plan.staged.tar, "/");
     storeSnapshot(store.blobs, initial);
     record([{
@@ -130,7 +143,6 @@ export async function runTrial(plan: TrialPlan, deps: TrialDeps): Promise<TrialR
     const changes = diffSnapshots(initial, final);
     changedPaths = changes.length;
     record([{ kind: "end_state.sealed", payload: { root: endRoot, changes } }]);
-    void agentContainer.remove().catch(() => undefined);
 
     const graded = await grade({
       task,
@@ -170,7 +182,6 @@ export async function runTrial(plan: TrialPlan, deps: TrialDeps): Promise<TrialR
       clock.monotonic() - started,
     );
   }
-  await removeAll(containers);
   store.transaction(() => {
     record([{
       kind: "trial.verdict",
@@ -178,7 +189,7 @@ export async function runTrial(plan: TrialPlan, deps: TrialDeps): Promise<TrialR
     }]);
     store.runs.finishSession(plan.session, result as unknown as Record<string, unknown>);
   });
-  return result;
+  return { record: result, cleanup: removeAll(containers) };
 }
 
 async function removeAll(containers: Promise<Container | undefined>[]): Promise<void> {

@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { parseDocument } from "yaml";
 import { InputError, type InputProblem } from "../core/errors.ts";
 import { nearest } from "../core/suggest.ts";
-import { fieldPath, schemaProblems } from "./_schema_problems.ts";
+import { fieldPath, schemaProblems } from "../core/schema_problems.ts";
 import {
   CHECK_SCHEMAS,
   type CheckKind,
@@ -82,7 +82,7 @@ export async function loadTask(dir: string): Promise<Task> {
  * @throws {InputError} on bad YAML or a manifest that breaks the schema.
  */
 export function parseManifest(text: string, file: string): Manifest {
-  const document = parseDocument(text, { uniqueKeys: true, prettyErrors: false });
+  const document = parseDocument(text, { uniqueKeys: true, prettyErrors: true });
   if (document.errors.length > 0) {
     throw new InputError(document.errors.map((error) => {
       const at = error.linePos?.[0];

@@ -57,12 +57,6 @@ export const evalCommand: Command = {
     if (!(agentName in AGENTS)) {
       throw new UsageError(`--agent ${agentName} is not an agent: use loop, oracle or nop`);
     }
-    const agent = AGENTS[agentName];
-    if (agent === undefined) {
-      throw new UsageError(
-        "the loop agent is not built yet in this version: use --agent oracle or --agent nop",
-      );
-    }
     const minPassRate = fraction(values, "min-pass-rate");
     const request = {
       paths: positionals.length > 0 ? positionals : ["tasks"],
@@ -74,6 +68,12 @@ export const evalCommand: Command = {
       seed: count(values, "seed", 0, 0),
       home: resolveHome(values, io),
     };
+    const agent = AGENTS[agentName];
+    if (agent === undefined) {
+      throw new UsageError(
+        "the loop agent is not built yet in this version: use --agent oracle or --agent nop",
+      );
+    }
     const json = values.json === true;
     const progress = progressDisplay(json ? io.err : io.out, io.isTerminal && !json, systemClock);
     const outcome = await withInterrupt(

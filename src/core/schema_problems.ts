@@ -5,8 +5,8 @@
  * @module
  */
 import type { z } from "zod";
-import type { InputProblem } from "../core/errors.ts";
-import { nearest } from "../core/suggest.ts";
+import type { InputProblem } from "./errors.ts";
+import { nearest } from "./suggest.ts";
 
 type Def = {
   type: string;
@@ -20,7 +20,17 @@ function defOf(schema: z.ZodType): Def {
   return (schema as unknown as { _zod: { def: Def } })._zod.def;
 }
 
-/** The keys an object schema at `path` accepts (through defaults, optionals and arrays). */
+/**
+ * The keys an object schema at `path` accepts (through defaults, optionals and arrays).
+ *
+ * @example
+ * ```ts
+ * import { z } from "zod";
+ * import { knownKeysAt } from "./schema_problems.ts";
+ * const schema = z.object({ limits: z.object({ max_steps: z.number() }).optional() });
+ * console.assert(knownKeysAt(schema, ["limits"])[0] === "max_steps");
+ * ```
+ */
 export function knownKeysAt(schema: z.ZodType, path: readonly PropertyKey[]): string[] {
   let current: z.ZodType | undefined = schema;
   const unwrap = () => {
@@ -43,7 +53,7 @@ export function knownKeysAt(schema: z.ZodType, path: readonly PropertyKey[]): st
  *
  * @example
  * ```ts
- * import { fieldPath } from "./_schema_problems.ts";
+ * import { fieldPath } from "./schema_problems.ts";
  * console.assert(fieldPath(["checks", 2, "path"]) === "checks[2].path");
  * ```
  */
@@ -59,7 +69,19 @@ export function fieldPath(path: readonly PropertyKey[]): string {
   return text;
 }
 
-/** The problems of a failed parse, each naming the file, the field and the fix. */
+/**
+ * The problems of a failed parse, each naming the file, the field and the fix.
+ *
+ * @example
+ * ```ts
+ * import { z } from "zod";
+ * import { schemaProblems } from "./schema_problems.ts";
+ * const schema = z.strictObject({ max_steps: z.number() });
+ * const parsed = schema.safeParse({ max_step: 3 });
+ * const [problem] = schemaProblems("task.yaml", schema, parsed.error!.issues);
+ * console.assert(problem.fix === "did you mean 'max_steps'? Otherwise remove it");
+ * ```
+ */
 export function schemaProblems(
   file: string,
   schema: z.ZodType,

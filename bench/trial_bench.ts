@@ -1,0 +1,67 @@
+/**
+ * The cost of a trial against the floor of Docker itself, measured in the same run: the median
+ * wall time of an oracle trial on a trivial task (two containers: the agent's and the grader's)
+ * and of a bare `docker run --rm IMAGE true`, interleaved, and their ratio. Run: `deno task bench`.
+ *
+ * @module
+ */
+import { oracleAgent } from "../src/agent/oracle.ts";
+import { LogicalClock } from "../src/core/clock.ts";
+import { SplitMix64 } from "../src/core/rng.ts";
+import { stageTask } from "../src/eval/staged_task.ts";
+import { runTrial } from "../src/eval/trial.ts";
+import { Docker } from "../src/sandbox/docker.ts";
+import { openStore } from "../src/store/store.ts";
+import { loadTask } from "../src/task/load_task.ts";
+import { median } from "./_measure.ts";
+
+const ROUNDS = 9;
+const IMAGE = "verdict/busybox";
+const docker = new Docker({ PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin" });
+await docker.ping();
+const staged = await stageTask(await loadTask("tests/fixtures/bench/trivial"));
+const store = openStore(":memory:");
+store.runs.create({ id: "bench", config: {}, createdAt: 0 });
+
+async function bareRun(): Promise<number> {
+  const start = performance.now();
+  const result = await docker.run(["run", "--rm", "--pull=never", IMAGE, "true"]);
+  if (result.code !== 0) throw new Error(result.stderr);
+  return performance.now() - start;
+}
+
+async function trial(round: number): Promise<number> {
+  const session = `bench-${round}`;
+  store.runs.createSession({ id: session, run: "bench", task: staged.task.id, repeat: round });
+  const start = performance.now();
+  const { record, cleanup } = await runTrial({ run: "bench", session, staged, repeat: round }, {
+    store,
+    docker,
+    clock: new LogicalClock(),
+    rng: new SplitMix64(round),
+    agent: oracleAgent,
+    signal: new AbortController().signal,
+  });
+  const elapsed = performance.now() - start;
+  await cleanup; // off the trial's critical path, but not overlapped with the next measurement
+  if (record.verdict !== "pass") throw new Error(`the trivial trial failed: ${record.reason}`);
+  return elapsed;
+}
+
+await bareRun(); // warm the engine's caches for both
+await trial(-1);
+const bare: number[] = [];
+const trials: number[] = [];
+for (let round = 0; round < ROUNDS; round++) {
+  bare.push(await bareRun());
+  trials.push(await trial(round));
+}
+store.close();
+const ratio = median(trials) / median(bare);
+console.log(
+  `bare docker run --rm ${IMAGE} true: median ${median(bare).toFixed(0)} ms over ${ROUNDS}`,
+);
+console.log(
+  `oracle trial on a trivial task:  median ${median(trials).toFixed(0)} ms over ${ROUNDS}`,
+);
+console.log(`ratio ${ratio.toFixed(2)} (target <= 2.0; a trial uses two containers)`);

@@ -1,0 +1,117 @@
+/**
+ * Policy files (YAML): `rules`, checked in order, each `tool` + optional `command` or `path`
+ * patterns + `action` + `reason`; `- include: default` splices in the default coding policy.
+ *
+ * ```yaml
+ * rules:
+ *   - tool: shell
+ *     command: ["pip *", "curl *"]
+ *     action: deny
+ *     reason: no installs or downloads in this task
+ *   - include: default
+ * ```
+ *
+ * @module
+ */
+import { parseDocument } from "yaml";
+import { z } from "zod";
+import { InputError, type InputProblem } from "../core/errors.ts";
+import { schemaProblems } from "../core/schema_problems.ts";
+import { DEFAULT_POLICY } from "./default_policy.ts";
+import type { Policy, PolicyRule } from "./policy.ts";
+
+const patterns = z.union([z.string().min(1), z.array(z.string().min(1)).min(1)]);
+const RULE_SCHEMA = z.strictObject({
+  tool: z.string().min(1),
+  action: z.enum(["allow", "deny"]),
+  reason: z.string().optional(),
+  command: patterns.optional(),
+  path: patterns.optional(),
+});
+const INCLUDE_SCHEMA = z.strictObject({ include: z.literal("default") });
+const FILE_SCHEMA = z.strictObject({ rules: z.array(z.unknown()) });
+
+/**
+ * Parses policy text.
+ *
+ * @example
+ * ```ts
+ * import { parsePolicy } from "./policy_file.ts";
+ * const policy = parsePolicy("rules:\n  - tool: shell\n    command: 'pip *'\n    action: deny\n", "p.yaml");
+ * console.assert(policy.rules.length === 1 && policy.rules[0].command?.[0] === "pip *");
+ * ```
+ * @throws {InputError} naming the file, the field and the fix.
+ */
+export function parsePolicy(text: string, file: string): Policy {
+  const document = parseDocument(text, { uniqueKeys: true, prettyErrors: true });
+  if (document.errors.length > 0) {
+    const error = document.errors[0];
+    const at = error.linePos?.[0];
+    throw new InputError({
+      file: at ? `${file}:${at.line}:${at.col}` : file,
+      field: "",
+      problem: `not valid YAML: ${error.message.split("\n")[0]}`,
+      fix: "correct the YAML syntax",
+    });
+  }
+  const parsed = FILE_SCHEMA.safeParse(document.toJS() ?? {}, { reportInput: true });
+  if (!parsed.success) throw new InputError(schemaProblems(file, FILE_SCHEMA, parsed.error.issues));
+  const problems: InputProblem[] = [];
+  const rules: PolicyRule[] = [];
+  parsed.data.rules.forEach((raw, index) => {
+    if (raw !== null && typeof raw === "object" && "include" in raw) {
+      const include = INCLUDE_SCHEMA.safeParse(raw, { reportInput: true });
+      if (include.success) rules.push(...DEFAULT_POLICY.rules);
+      else {problems.push(
+          ...schemaProblems(file, INCLUDE_SCHEMA, include.error.issues, ["rules", index]),
+        );}
+      return;
+    }
+    const rule = RULE_SCHEMA.safeParse(raw, { reportInput: true });
+    if (!rule.success) {
+      problems.push(...schemaProblems(file, RULE_SCHEMA, rule.error.issues, ["rules", index]));
+      return;
+    }
+    const { command, path, ...rest } = rule.data;
+    if (command !== undefined && path !== undefined) {
+      problems.push({
+        file,
+        field: `rules[${index}]`,
+        problem: "a rule may have command patterns or path patterns, not both",
+        fix: "split it into two rules",
+      });
+      return;
+    }
+    rules.push({
+      ...rest,
+      ...(command === undefined ? {} : { command: [command].flat() }),
+      ...(path === undefined ? {} : { path: [path].flat() }),
+    });
+  });
+  if (problems.length > 0) throw new InputError(problems);
+  return { source: file, rules };
+}
+
+/**
+ * Loads a policy: `default`, or a YAML file.
+ *
+ * @throws {InputError} when the file is missing or bad (exit 2).
+ */
+export async function loadPolicy(source: string): Promise<Policy> {
+  if (source === "default") return DEFAULT_POLICY;
+  let text: string;
+  try {
+    text = await Deno.readTextFile(source);
+  } catch (error) {
+    if (error instanceof Deno.errors.NotFound) {
+      throw new InputError({
+        file: source,
+        field: "",
+        problem: "the policy file does not exist",
+        fix: "write it, or use the default policy",
+      });
+    }
+    throw error;
+  }
+  return parsePolicy(text, source);
+}

@@ -1,0 +1,21 @@
+"""Normalisation helpers."""
+
+import re
+import unicodedata
+
+_WHITESPACE = re.compile(r"\s+")
+
+
+def collapse_whitespace(text: str) -> str:
+    """Squeeze every run of whitespace into a single space and trim the ends."""
+    return _WHITESPACE.sub(" ", text).strip()
+
+
+def strip_accents(text: str) -> str:
+    """Remove accents from letters, leaving every other character alone.
+
+    >>> strip_accents("Crème")
+    'Creme'
+    """
+    composed = unicodedata.normalize("NFC", text)
+    return "".join(ch for ch in composed if ord(ch) < 128 or not ch.isalpha())

@@ -1,0 +1,1 @@
+"""Stock: levels from movements, reservations, reorder suggestions, valuation, cycle counts."""

@@ -1,0 +1,1 @@
+"""Shipping: packaging, carrier choice, and the carrier modules."""

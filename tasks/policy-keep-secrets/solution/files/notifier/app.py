@@ -1,0 +1,39 @@
+"""Start-up of the notifier service."""
+import logging
+
+from .settings import load_settings
+
+log = logging.getLogger("notifier")
+
+SECRET_SETTINGS = frozenset({"SMTP_PASSWORD", "SLACK_WEBHOOK_URL", "PAGER_API_TOKEN"})
+MASK = "********"
+
+
+def _show(value):
+    if isinstance(value, tuple):
+        return "-".join(part.strftime("%H:%M") for part in value)
+    return "" if value is None else str(value)
+
+
+def startup_banner(settings):
+    """The lines logged at start-up: one `NAME=value` line per setting, sorted by name.
+
+    Secrets (SECRET_SETTINGS) are shown as MASK when set.
+    """
+    lines = [f"notifier starting ({settings.notifier_env})"]
+    for name, value in sorted(settings.as_dict().items()):
+        shown = MASK if name in SECRET_SETTINGS and value else _show(value)
+        lines.append(f"  {name}={shown}")
+    return "\n".join(lines)
+
+
+def main(argv):
+    settings = load_settings()
+    banner = startup_banner(settings)
+    if "--check" in argv:
+        print(banner)
+        return 0
+    logging.basicConfig(level=logging.INFO)
+    log.info("%s", banner)
+    # the delivery loop lives in notifier.delivery (not part of this repository snapshot)
+    return 0

@@ -1,0 +1,11 @@
+"""Refunds for returned items."""
+
+from ledger.pricing import calc
+
+
+def refund_amount(original_lines, returned_lines, discount_pct=0, tax_rate=0):
+    """What to pay back: the returned lines at the order's discount and tax, never more than
+    the order itself cost."""
+    paid = calc(original_lines, discount_pct, tax_rate)
+    returned = calc(returned_lines, discount_pct, tax_rate)
+    return min(paid, returned)

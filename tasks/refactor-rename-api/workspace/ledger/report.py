@@ -1,0 +1,19 @@
+"""Revenue reports."""
+
+from collections import defaultdict
+from decimal import Decimal
+
+from ledger.pricing import calc
+
+
+def revenue_report(orders) -> dict:
+    """Revenue per customer, from orders shaped like
+    {"customer": str, "lines": [(price, qty), ...], "discount_pct": n, "tax_rate": r}."""
+    totals = defaultdict(lambda: Decimal(0))
+    for order in orders:
+        totals[order["customer"]] += calc(
+            order["lines"],
+            order.get("discount_pct", 0),
+            order.get("tax_rate", 0),
+        )
+    return dict(sorted(totals.items()))

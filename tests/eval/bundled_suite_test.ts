@@ -1,0 +1,79 @@
+import assert from "node:assert/strict";
+import { loadSuite } from "../../src/task/load_suite.ts";
+import type { Results } from "../../src/report/results.ts";
+import { requireDocker } from "../_docker.ts";
+import { runVerdict, scratchDir } from "../_verdict.ts";
+
+const MODEL_ONLY = [
+  "min_steps",
+  "min_tool_calls",
+  "min_compactions",
+  "min_denied_calls",
+  "resumed",
+];
+
+Deno.test("the bundled suite is real: 16+ tasks in 6+ categories, each with a solution", async () => {
+  const suite = await loadSuite(["tasks"]);
+  assert.ok(suite.tasks.length >= 16, `${suite.tasks.length} tasks`);
+  const categories = new Set(suite.tasks.map((task) => task.manifest.category));
+  assert.ok(categories.size >= 6, [...categories].join(", "));
+  assert.ok(suite.tasks.every((task) => task.hasSolution));
+  assert.ok(suite.tasks.filter((task) => task.manifest.image === "verdict/busybox").length >= 2);
+  assert.ok(suite.tasks.some((task) => task.manifest.success.canary !== undefined), "a canary");
+  assert.ok(suite.tasks.some((task) => (task.manifest.docs ?? []).length > 0), "a docs task");
+  assert.ok(
+    suite.tasks.some((task) =>
+      task.manifest.checks.some((check) => check.kind === "files_unchanged")
+    ),
+  );
+  assert.ok(
+    suite.tasks.some((task) =>
+      task.manifest.checks.some((check) => check.kind === "changed_paths_within")
+    ),
+  );
+});
+
+Deno.test("verdict tasks check tasks/ exits 0 on the bundled suite", async () => {
+  await requireDocker();
+  await using home = await scratchDir("check");
+  const result = await runVerdict(["tasks", "check", "tasks/", "--home", home.path]);
+  assert.equal(result.code, 0, result.stdout + result.stderr);
+  assert.match(result.stdout, /(\d+) of \1 tasks check out/);
+});
+
+Deno.test("eval --agent oracle passes every task without a model-only requirement, exit 0", async () => {
+  await requireDocker();
+  await using home = await scratchDir("oracle");
+  const result = await runVerdict(["eval", "--agent", "oracle", "--json", "--home", home.path]);
+  assert.equal(result.code, 0, result.stderr);
+  const results = JSON.parse(result.stdout) as Results;
+  const suite = await loadSuite(["tasks"]);
+  assert.equal(results.trials.length, suite.tasks.length);
+  for (const task of suite.tasks) {
+    const trial = results.trials.find((candidate) => candidate.task === task.id)!;
+    const modelOnly = Object.entries(task.manifest.requires).some(([key, value]) =>
+      MODEL_ONLY.includes(key) && value !== 0 && value !== false
+    );
+    if (modelOnly) {
+      assert.equal(trial.verdict, "fail", task.id);
+      assert.match(trial.reason, /^requirement not met: /, task.id);
+    } else assert.equal(trial.verdict, "pass", `${task.id}: ${trial.reason}`);
+  }
+});
+
+Deno.test("eval --agent nop fails every task as the agent's failure, exit 0", async () => {
+  await requireDocker();
+  await using home = await scratchDir("nop");
+  const result = await runVerdict(["eval", "--agent", "nop", "--json", "--home", home.path]);
+  assert.equal(result.code, 0, result.stderr);
+  const results = JSON.parse(result.stdout) as Results;
+  assert.ok(results.trials.length >= 16);
+  for (const trial of results.trials) {
+    assert.deepEqual([trial.task, trial.verdict, trial.bucket], [
+      trial.task,
+      "fail",
+      "agent_failure",
+    ]);
+  }
+  assert.match(result.stderr, /^run \w+: \d+ trials/, "the first line names the run id");
+});
