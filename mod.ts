@@ -65,3 +65,37 @@ export {
 } from "./src/store/verify.ts";
 export { runCli } from "./src/cli/main.ts";
 export { denoIo, type Io, memoryIo } from "./src/cli/io.ts";
+export { loadTask, parseManifest } from "./src/task/load_task.ts";
+export { loadSuite, type Suite } from "./src/task/load_suite.ts";
+export type { Task } from "./src/task/task.ts";
+export {
+  type Agent,
+  type AgentContext,
+  type AgentOutcome,
+  type StopReason,
+} from "./src/agent/agent.ts";
+export { loopAgent, type LoopAgentOptions } from "./src/agent/loop_agent.ts";
+export { oracleAgent } from "./src/agent/oracle.ts";
+export { nopAgent } from "./src/agent/nop.ts";
+export type {
+  Message,
+  Model,
+  ModelRequest,
+  ModelResponse,
+  ToolCall,
+  ToolSchema,
+  Usage,
+} from "./src/model/model.ts";
+export { openAiModel } from "./src/model/openai.ts";
+export { anthropicModel } from "./src/model/anthropic.ts";
+export { scriptedModel } from "./src/model/scripted.ts";
+export { heuristicCounter, type TokenCounter } from "./src/model/tokens.ts";
+export { parsePrices, type Price } from "./src/model/prices.ts";
+export { decide, type Policy, type PolicyDecision, type PolicyRule } from "./src/policy/policy.ts";
+export { DEFAULT_POLICY } from "./src/policy/default_policy.ts";
+export { loadPolicy, parsePolicy } from "./src/policy/policy_file.ts";
+export { BUILTIN_TOOLS } from "./src/tools/builtin_tools.ts";
+export { Docker } from "./src/sandbox/docker.ts";
+export { type EvalOutcome, type EvalRequest, runEval } from "./src/eval/run_eval.ts";
+export { checkTasks } from "./src/eval/tasks_check.ts";
+export { buildResults, type Results, type TrialRecord } from "./src/report/results.ts";

@@ -18,10 +18,14 @@ export type StopReason = "completed" | "max_steps" | "timeout" | "budget" | "ref
 export interface AgentContext {
   /** The task. */
   task: Task;
+  /** The session (trial) id. */
+  session: string;
   /** The trial's container, with the workspace staged at the task's workdir. */
   container: Container;
   /** Appends events to the session's log, all in one transaction. */
   record(events: NewEvent[]): void;
+  /** Stores text in the content-addressed blob store; returns its sha256. */
+  storeBlob(text: string): string;
   /** The injected clock. */
   clock: Clock;
   /** The trial's seeded random stream. */

@@ -18,7 +18,7 @@ import { missingImageMessage, removeLabelled } from "../sandbox/container.ts";
 import type { Docker } from "../sandbox/docker.ts";
 import type { RunRecord } from "../store/run_table.ts";
 import { openStore, type Store } from "../store/store.ts";
-import { loadSuite, selectTasks } from "../task/load_suite.ts";
+import type { Suite } from "../task/load_suite.ts";
 import type { Task } from "../task/task.ts";
 import { type Experiment, nextRunId, sessionId } from "./run_identity.ts";
 import { removeLeftovers, tryLockRun } from "./run_lock.ts";
@@ -27,14 +27,16 @@ import { runTrial, TrialInterrupted } from "./trial.ts";
 
 /** What to evaluate. */
 export interface EvalRequest {
-  /** Task folders or folders of task folders. */
-  paths: string[];
-  /** Only these task ids (all when empty). */
-  taskIds: string[];
+  /** The suite (for its digest). */
+  suite: Suite;
+  /** The selected tasks. */
+  tasks: Task[];
   /** The agent's name. */
   agent: string;
   /** The model spec, without secrets; null for agents that use none. */
   model: string | null;
+  /** Settings that shape trajectories (base URL, policy, prices), without secrets. */
+  settings: Record<string, unknown> | null;
   /** Repeats per task. */
   repeat: number;
   /** Trials at once. */
@@ -86,12 +88,10 @@ export interface EvalOutcome {
 /**
  * Runs an evaluation.
  *
- * @throws {InputError} for bad tasks (exit 2), {@linkcode InfrastructureError} when no engine
- * answers or an image is missing (exit 3).
+ * @throws {InfrastructureError} when no engine answers or an image is missing (exit 3).
  */
 export async function runEval(request: EvalRequest, deps: EvalDeps): Promise<EvalOutcome> {
-  const suite = await loadSuite(request.paths);
-  const tasks = selectTasks(suite, request.taskIds);
+  const { suite, tasks } = request;
   await deps.docker.ping(deps.signal);
   await requireImages(deps.docker, tasks, deps.signal);
 
@@ -104,6 +104,7 @@ export async function runEval(request: EvalRequest, deps: EvalDeps): Promise<Eva
       repeat: request.repeat,
       agent: request.agent,
       model: request.model,
+      settings: request.settings,
       seed: request.seed,
       harness_version: VERSION,
     };

@@ -20,6 +20,8 @@ export interface Experiment {
   agent: string;
   /** The model spec without secrets; null for agents that use none. */
   model: string | null;
+  /** Settings that shape trajectories (base URL, policy, prices), without secrets. */
+  settings: Record<string, unknown> | null;
   /** The seed. */
   seed: number;
   /** The harness version. */
@@ -33,7 +35,8 @@ export interface Experiment {
  * ```ts
  * import { experimentId } from "./run_identity.ts";
  * const experiment = {
- *   suite_digest: "d", tasks: ["a"], repeat: 1, agent: "nop", model: null, seed: 0, harness_version: "0.1.0",
+ *   suite_digest: "d", tasks: ["a"], repeat: 1, agent: "nop", model: null, settings: null, seed: 0,
+ *   harness_version: "0.1.0",
  * };
  * console.assert(experimentId(experiment) === experimentId({ ...experiment }));
  * ```

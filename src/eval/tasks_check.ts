@@ -39,10 +39,10 @@ export interface TasksCheckOutcome {
  * state directory.
  */
 export async function checkTasks(
-  request: Omit<EvalRequest, "agent" | "model" | "repeat">,
+  request: Omit<EvalRequest, "agent" | "model" | "settings" | "repeat">,
   deps: Omit<EvalDeps, "agent" | "waiveModelOnly">,
 ): Promise<TasksCheckOutcome> {
-  const base = { ...request, model: null, repeat: 1 };
+  const base = { ...request, model: null, settings: null, repeat: 1 };
   const oracle = await runEval({ ...base, agent: "oracle (tasks check)" }, {
     ...deps,
     agent: oracleAgent,

@@ -118,8 +118,10 @@ export async function runTrial(plan: TrialPlan, deps: TrialDeps): Promise<TrialO
 
     outcome = await deps.agent.run({
       task,
+      session: plan.session,
       container: agentContainer,
       record,
+      storeBlob: (text) => store.blobs.putText(text),
       clock,
       rng: deps.rng,
       deadline: clock.monotonic() + manifest.limits.timeout_s * 1000,
@@ -245,14 +247,18 @@ function countersPayload(counters: RunCounters): Record<string, unknown> {
   return { ...counters, costUsd: counters.costUsd === null ? null : counters.costUsd.toString() };
 }
 
+// The scripts' output (timings, dates) differs from run to run; it goes to the results, not the
+// hash chain, so the same seed gives the same event hashes. Exit codes are chained.
 function gradePayload(graded: Grade): Record<string, unknown> {
+  const script = (run: Grade["success"]) =>
+    run && { script: run.script, exit_code: run.exitCode, timed_out: run.timedOut };
   return {
     verdict: graded.verdict,
     bucket: graded.bucket,
     reason: graded.reason,
     checks: graded.checks,
     requirements: graded.requirements,
-    success: graded.success,
-    canary: graded.canary,
+    success: script(graded.success),
+    canary: script(graded.canary),
   };
 }

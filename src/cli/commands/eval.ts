@@ -8,18 +8,16 @@ import { nopAgent } from "../../agent/nop.ts";
 import { oracleAgent } from "../../agent/oracle.ts";
 import { ExitCode, UsageError } from "../../core/errors.ts";
 import { systemClock } from "../../core/system_clock.ts";
+import { setupLoopAgent } from "../../eval/loop_setup.ts";
 import { runEval } from "../../eval/run_eval.ts";
+import { loadSuite, selectTasks } from "../../task/load_suite.ts";
 import { type Command, HOME_OPTION, JSON_OPTION, type OptionValues } from "../command.ts";
 import { progressDisplay } from "../progress.ts";
 import { dockerFromEnv, withInterrupt } from "../runtime.ts";
 import { resolveHome } from "../state.ts";
 import { exitCodeOf, printSummary } from "./_run_summary.ts";
 
-const AGENTS: Record<string, Agent | undefined> = {
-  oracle: oracleAgent,
-  nop: nopAgent,
-  loop: undefined,
-};
+const FIXED_AGENTS: Record<string, Agent> = { oracle: oracleAgent, nop: nopAgent };
 
 /** The `eval` command. */
 export const evalCommand: Command = {
@@ -31,7 +29,13 @@ export const evalCommand: Command = {
     model: {
       type: "string",
       valueName: "SPEC",
-      description: "model for the loop agent (default scripted)",
+      description: "scripted (default), scripted:faults=X, openai:MODEL or anthropic:MODEL",
+    },
+    "base-url": {
+      type: "string",
+      valueName: "URL",
+      description:
+        "model endpoint (default $OPENAI_BASE_URL or $ANTHROPIC_BASE_URL, else the provider's)",
     },
     repeat: { type: "string", valueName: "N", description: "trials per task (default 1)" },
     concurrency: { type: "string", valueName: "N", description: "trials at once (default 4)" },
@@ -41,6 +45,20 @@ export const evalCommand: Command = {
       description: "seed of every random choice (default 0)",
     },
     task: { type: "string", multiple: true, valueName: "ID", description: "only this task" },
+    prices: {
+      type: "string",
+      valueName: "FILE",
+      description: "model prices, USD per million input, output and cached input tokens",
+    },
+    "no-cost": {
+      type: "boolean",
+      description: "run a model without a price; cost is reported as unknown",
+    },
+    policy: {
+      type: "string",
+      valueName: "FILE",
+      description: "policy for the tasks whose manifest says 'policy: default'",
+    },
     "min-pass-rate": {
       type: "string",
       valueName: "X",
@@ -51,42 +69,47 @@ export const evalCommand: Command = {
   },
   positionals: { min: 0, max: Infinity },
   details: "Exits 0 when every trial got a verdict (pass or fail), 3 when any trial ended in an\n" +
-    "infrastructure or evaluator error, 1 when --min-pass-rate is missed, 130 when interrupted.",
+    "infrastructure or evaluator error, 1 when --min-pass-rate is missed, 130 when interrupted.\n" +
+    "API keys come from OPENAI_API_KEY and ANTHROPIC_API_KEY and are never recorded.",
   async run({ io, values, positionals }) {
     const agentName = stringOption(values, "agent") ?? "loop";
-    if (!(agentName in AGENTS)) {
+    if (agentName !== "loop" && !(agentName in FIXED_AGENTS)) {
       throw new UsageError(`--agent ${agentName} is not an agent: use loop, oracle or nop`);
     }
     const minPassRate = fraction(values, "min-pass-rate");
-    const request = {
-      paths: positionals.length > 0 ? positionals : ["tasks"],
-      taskIds: (values.task as string[] | undefined) ?? [],
-      agent: agentName,
-      model: agentName === "loop" ? stringOption(values, "model") ?? "scripted" : null,
-      repeat: count(values, "repeat", 1, 1),
-      concurrency: count(values, "concurrency", 4, 1),
-      seed: count(values, "seed", 0, 0),
-      home: resolveHome(values, io),
-    };
-    const agent = AGENTS[agentName];
-    if (agent === undefined) {
-      throw new UsageError(
-        "the loop agent is not built yet in this version: use --agent oracle or --agent nop",
-      );
-    }
+    const repeat = count(values, "repeat", 1, 1);
+    const concurrency = count(values, "concurrency", 4, 1);
+    const seed = count(values, "seed", 0, 0);
+    const suite = await loadSuite(positionals.length > 0 ? positionals : ["tasks"]);
+    const tasks = selectTasks(suite, (values.task as string[] | undefined) ?? []);
+    const setup = agentName === "loop"
+      ? await setupLoopAgent({
+        model: stringOption(values, "model") ?? "scripted",
+        baseUrl: stringOption(values, "base-url"),
+        pricesFile: stringOption(values, "prices"),
+        noCost: values["no-cost"] === true,
+        policyFile: stringOption(values, "policy"),
+        env: (name) => io.env(name),
+        clock: systemClock,
+      }, tasks)
+      : { agent: FIXED_AGENTS[agentName], model: null, settings: null };
     const json = values.json === true;
     const progress = progressDisplay(json ? io.err : io.out, io.isTerminal && !json, systemClock);
-    const outcome = await withInterrupt(
-      io,
-      (signal) =>
-        runEval(request, {
-          docker: dockerFromEnv(io),
-          clock: systemClock,
-          signal,
-          progress,
-          agent,
-        }),
-    );
+    const outcome = await withInterrupt(io, (signal) =>
+      runEval(
+        {
+          suite,
+          tasks,
+          agent: agentName,
+          model: setup.model,
+          settings: setup.settings,
+          repeat,
+          concurrency,
+          seed,
+          home: resolveHome(values, io),
+        },
+        { docker: dockerFromEnv(io), clock: systemClock, signal, progress, agent: setup.agent },
+      ));
     progress.done();
     if (json) io.out(JSON.stringify(outcome.results, null, 2) + "\n");
     printSummary(json ? io.err : io.out, outcome);

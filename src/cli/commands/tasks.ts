@@ -6,7 +6,7 @@
 import { ExitCode } from "../../core/errors.ts";
 import { systemClock } from "../../core/system_clock.ts";
 import { checkTasks } from "../../eval/tasks_check.ts";
-import { loadSuite } from "../../task/load_suite.ts";
+import { loadSuite, selectTasks } from "../../task/load_suite.ts";
 import { type Command, HOME_OPTION, JSON_OPTION } from "../command.ts";
 import { progressDisplay } from "../progress.ts";
 import { dockerFromEnv, withInterrupt } from "../runtime.ts";
@@ -58,10 +58,12 @@ export const tasksCheckCommand: Command = {
     const json = values.json === true;
     const write = json ? io.err : io.out;
     const concurrency = Number(values.concurrency ?? 4);
+    const suite = await loadSuite(positionals.length > 0 ? positionals : ["tasks"]);
+    const tasks = selectTasks(suite, (values.task as string[] | undefined) ?? []);
     const outcome = await withInterrupt(io, (signal) =>
       checkTasks({
-        paths: positionals.length > 0 ? positionals : ["tasks"],
-        taskIds: (values.task as string[] | undefined) ?? [],
+        suite,
+        tasks,
         concurrency: Number.isSafeInteger(concurrency) && concurrency > 0 ? concurrency : 4,
         seed: 0,
         home: resolveHome(values, io),

@@ -4,7 +4,7 @@
  * @module
  */
 import { ExitCode } from "../../core/errors.ts";
-import { snapshotReferences } from "../../sandbox/snapshot.ts";
+import { eventBlobReferences } from "../../eval/event_references.ts";
 import { describeProblem, verifyRun } from "../../store/verify.ts";
 import { type Command, HOME_OPTION, JSON_OPTION } from "../command.ts";
 import { findRun, openExistingStore, resolveHome } from "../state.ts";
@@ -21,7 +21,7 @@ export const verifyCommand: Command = {
     const store = openExistingStore(resolveHome(values, io));
     try {
       const run = findRun(store, positionals[0]);
-      const report = verifyRun(store, run.id, snapshotReferences(store.blobs));
+      const report = verifyRun(store, run.id, eventBlobReferences(store.blobs));
       if (values.json) {
         io.out(JSON.stringify({ ...report, intact: report.problems.length === 0 }, null, 2) + "\n");
       } else if (report.problems.length === 0) {

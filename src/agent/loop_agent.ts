@@ -1,0 +1,341 @@
+/**
+ * The loop agent: per step, fit the context, check the budgets, call the model, record its
+ * answer, run each tool call through the policy and the sandbox, record each result. It stops
+ * with `completed`, `max_steps`, `timeout`, `budget`, `refused` or `error`; the task's
+ * `timeout_s` is a hard deadline that aborts a model call or a tool command still running.
+ *
+ * @module
+ */
+import { canonicalJson } from "../core/canonical_json.ts";
+import { hashCanonical } from "../core/hash.ts";
+import { deriveId } from "../core/ids.ts";
+import { costOf, formatUsd, usd } from "../core/money.ts";
+import { type RunCounters, ZERO_COUNTERS } from "../grading/requirements.ts";
+import { fingerprint, requestManifest } from "../model/fingerprint.ts";
+import type { Message, Model, ModelRequest, ModelResponse, ToolCall } from "../model/model.ts";
+import { costOfUsage, type Price } from "../model/prices.ts";
+import { requestTokens, type TokenCounter } from "../model/tokens.ts";
+import { decide, type Policy } from "../policy/policy.ts";
+import { BUILTIN_TOOLS } from "../tools/builtin_tools.ts";
+import type { AnyTool, ToolContext, ToolResult } from "../tools/tool.ts";
+import type { Task } from "../task/task.ts";
+import type { Agent, AgentContext, AgentOutcome, StopReason } from "./agent.ts";
+import { fitContext } from "./context.ts";
+import { systemPrompt } from "./system_prompt.ts";
+
+/** How the loop agent is set up for a run. */
+export interface LoopAgentOptions {
+  /** Makes the trial's model (the scripted model needs the trial's task and seed). */
+  createModel(context: AgentContext): Promise<Model>;
+  /** The policy for a task. */
+  policyFor(task: Task): Policy;
+  /** The price of a model, or null when its cost is unknown (`--no-cost`). */
+  priceFor(model: Model): Price | null;
+  /** Counts tokens for budgeting. */
+  counter: TokenCounter;
+  /** The tools; default the built-in ones. */
+  tools?: readonly AnyTool[];
+  /** The system prompt for a task; default {@linkcode systemPrompt}. */
+  systemPrompt?: (task: Task) => string;
+}
+
+/**
+ * The built-in agent loop.
+ *
+ * @example
+ * ```ts
+ * import { loopAgent } from "./loop_agent.ts";
+ * import { DEFAULT_POLICY } from "../policy/default_policy.ts";
+ * import { heuristicCounter } from "../model/tokens.ts";
+ * const agent = loopAgent({
+ *   createModel: () => Promise.reject(new Error("no model in this example")),
+ *   policyFor: () => DEFAULT_POLICY,
+ *   priceFor: () => null,
+ *   counter: heuristicCounter,
+ * });
+ * console.assert(agent.name === "loop");
+ * ```
+ */
+export function loopAgent(options: LoopAgentOptions): Agent {
+  const tools = options.tools ?? BUILTIN_TOOLS;
+  const byName = new Map(tools.map((tool) => [tool.schema.name, tool]));
+  const schemas = tools.map((tool) => tool.schema);
+  return {
+    name: "loop",
+    async run(context) {
+      const { task, clock } = context;
+      const { limits } = task.manifest;
+      const model = await options.createModel(context);
+      const policy = options.policyFor(task);
+      const price = options.priceFor(model);
+      const system = (options.systemPrompt ?? systemPrompt)(task);
+      let messages: Message[] = [{ role: "user", content: task.instruction }];
+      const counters: RunCounters = { ...ZERO_COUNTERS, costUsd: price ? 0n : null };
+      const tokens = { input: 0, output: 0 };
+      const deadline = deadlineSignal(context);
+      context.record([{
+        kind: "loop.started",
+        payload: {
+          model: model.spec,
+          policy: policy.source,
+          tools: schemas.map((schema) => schema.name),
+          system_prompt_sha256: hashCanonical(system),
+          limits,
+          context: task.manifest.context,
+        },
+      }]);
+      const stop = (reason: StopReason, detail?: string): AgentOutcome => {
+        context.record([{
+          kind: "loop.stopped",
+          payload: { stop_reason: reason, detail: detail ?? null },
+        }]);
+        return { stopReason: reason, counters, tokens, detail };
+      };
+      // Requests are stored part by part (system prompt, tools, each message) in the blob store,
+      // and each request event names only what changed since the previous request.
+      const storedParts = new Set<string>();
+      let previousMessages: string[] = [];
+      const storePart = (hash: string, text: () => string) => {
+        if (storedParts.has(hash)) return;
+        if (context.storeBlob(text()) !== hash) {
+          throw new Error("a request part changed while stored");
+        }
+        storedParts.add(hash);
+      };
+      const recordRequest = (request: ModelRequest) => {
+        const manifest = requestManifest(request);
+        storePart(manifest.system, () => canonicalJson(request.system));
+        storePart(manifest.tools, () => canonicalJson(request.tools));
+        request.messages.forEach((message, index) =>
+          storePart(manifest.messages[index], () => canonicalJson(message))
+        );
+        let prefix = 0;
+        while (
+          prefix < previousMessages.length && previousMessages[prefix] === manifest.messages[prefix]
+        ) prefix++;
+        previousMessages = manifest.messages;
+        return {
+          fingerprint: fingerprint(request),
+          request: { ...manifest, prefix, messages: manifest.messages.slice(prefix) },
+        };
+      };
+      const toolContext: ToolContext = {
+        container: context.container,
+        task,
+        remainingMs: () => context.deadline - clock.monotonic(),
+        signal: AbortSignal.any([context.signal, deadline.signal]),
+      };
+
+      try {
+        for (let step = 1;; step++) {
+          if (step > limits.max_steps) {
+            return stop("max_steps", `reached max_steps ${limits.max_steps}`);
+          }
+          if (toolContext.remainingMs() <= 0) {
+            return stop("timeout", `reached timeout_s ${limits.timeout_s}`);
+          }
+
+          const fitted = fitContext(system, messages, schemas, {
+            maxTokens: task.manifest.context.max_tokens,
+            reserveOutputTokens: task.manifest.context.reserve_output_tokens,
+            strategy: task.manifest.context.strategy,
+          }, options.counter);
+          if (fitted.kind === "prefix_too_large") {
+            return stop(
+              "budget",
+              `the system prompt, the task and the tool schemas need ${fitted.needed} tokens with the ` +
+                `reserved output, more than context.max_tokens ${fitted.budget}`,
+            );
+          }
+          if (fitted.compaction) {
+            counters.compactions++;
+            context.record([{
+              kind: "context.compacted",
+              payload: { step, ...fitted.compaction },
+            }]);
+          }
+          messages = fitted.messages;
+
+          const request: ModelRequest = {
+            system,
+            messages,
+            tools: schemas,
+            maxOutputTokens: task.manifest.context.reserve_output_tokens,
+          };
+          const estimate = requestTokens(options.counter, request) + request.maxOutputTokens;
+          if (counters.totalTokens + estimate > limits.max_total_tokens) {
+            return stop(
+              "budget",
+              `the next call could use ${estimate} tokens; with ${counters.totalTokens} used that passes ` +
+                `max_total_tokens ${limits.max_total_tokens}`,
+            );
+          }
+          if (price && counters.costUsd !== null) {
+            const next = costOf(estimate - request.maxOutputTokens, price.input) +
+              costOf(request.maxOutputTokens, price.output);
+            const limit = usd(limits.max_cost_usd);
+            if (counters.costUsd + next > limit) {
+              return stop(
+                "budget",
+                `the next call could cost $${formatUsd(next)}; with $${
+                  formatUsd(counters.costUsd)
+                } spent that ` +
+                  `passes max_cost_usd ${limits.max_cost_usd}`,
+              );
+            }
+          }
+
+          context.record([{ kind: "model.request", payload: { step, ...recordRequest(request) } }]);
+          let response: ModelResponse;
+          try {
+            response = await model.complete(request, { signal: toolContext.signal });
+          } catch (error) {
+            if (context.signal.aborted) throw context.signal.reason;
+            if (deadline.signal.aborted) {
+              return stop(
+                "timeout",
+                `the model call was still running at timeout_s ${limits.timeout_s}`,
+              );
+            }
+            throw error;
+          }
+          const cost = price ? costOfUsage(price, response.usage) : null;
+          tokens.input += response.usage.input + response.usage.cachedInput;
+          tokens.output += response.usage.output;
+          counters.totalTokens = tokens.input + tokens.output;
+          if (cost !== null && counters.costUsd !== null) counters.costUsd += cost;
+          counters.steps = step;
+          context.record([{
+            kind: "model.response",
+            payload: { step, response, cost_usd: cost === null ? null : formatUsd(cost, 12) },
+          }]);
+
+          if (response.toolCalls.length === 0) {
+            if (response.finish === "refusal") return stop("refused", firstLine(response.content));
+            counters.finished = true;
+            return stop("completed", "the model answered without calling a tool");
+          }
+          messages = [...messages, {
+            role: "assistant",
+            content: response.content,
+            toolCalls: response.toolCalls,
+          }];
+          let finished = false;
+          for (const [index, call] of response.toolCalls.entries()) {
+            counters.toolCalls++;
+            const result = await runCall(call, step, index);
+            messages = [...messages, {
+              role: "tool",
+              toolCallId: call.id,
+              name: call.name,
+              content: result.content,
+              isError: result.isError,
+            }];
+            if (result.finish) finished = true;
+            if (deadline.signal.aborted) {
+              return stop("timeout", `a tool was still running at timeout_s ${limits.timeout_s}`);
+            }
+          }
+          if (finished) {
+            counters.finished = true;
+            return stop("completed", "the agent called finish");
+          }
+        }
+      } finally {
+        deadline.dispose();
+      }
+
+      async function runCall(call: ToolCall, step: number, index: number): Promise<ToolResult> {
+        const answer = (result: ToolResult, extra: Record<string, unknown> = {}) => {
+          context.record([{
+            kind: "tool.result",
+            payload: {
+              step,
+              call_id: call.id,
+              tool: call.name,
+              content: result.content,
+              is_error: result.isError,
+              ...extra,
+            },
+          }]);
+          return result;
+        };
+        const tool = byName.get(call.name);
+        if (tool === undefined) {
+          return answer({
+            content: `there is no tool '${call.name}'; tools: ${[...byName.keys()].join(", ")}`,
+            isError: true,
+          });
+        }
+        let raw: unknown;
+        try {
+          raw = JSON.parse(call.arguments);
+        } catch (error) {
+          return answer({
+            content: `the arguments are not valid JSON (${
+              (error as Error).message
+            }); send a JSON object`,
+            isError: true,
+          });
+        }
+        const parsed = tool.args.safeParse(raw);
+        if (!parsed.success) {
+          const problems = parsed.error.issues.map((issue) =>
+            `${issue.path.join(".") || "arguments"}: ${issue.message}`
+          );
+          return answer({
+            content: `invalid arguments for ${call.name}: ${problems.join("; ")}`,
+            isError: true,
+          });
+        }
+        const args = parsed.data as Record<string, unknown>;
+        const decision = decide(policy, call.name, args);
+        context.record([{
+          kind: "policy.decision",
+          payload: { step, call_id: call.id, tool: call.name, ...decision },
+        }]);
+        if (!decision.allowed) {
+          counters.deniedCalls++;
+          return answer({
+            content: `denied by policy: ${decision.reason} (for: ${decision.subject})`,
+            isError: true,
+          });
+        }
+        const key = deriveId("verdict.call/1", {
+          session: context.session,
+          step,
+          index,
+          tool: call.name,
+          args,
+        }, 24);
+        context.record([{
+          kind: "tool.intent",
+          payload: {
+            step,
+            call_id: call.id,
+            tool: call.name,
+            arguments: args,
+            idempotency_key: key,
+            idempotent: tool.idempotent,
+          },
+        }]);
+        const result = await tool.run(args, toolContext);
+        return answer(result, { idempotency_key: key });
+      }
+    },
+  };
+}
+
+function firstLine(text: string): string {
+  return text.split("\n")[0].slice(0, 200);
+}
+
+/** An abort signal for the task's deadline, on a real timer (the clock only says how far it is). */
+function deadlineSignal(context: AgentContext): { signal: AbortSignal; dispose(): void } {
+  const controller = new AbortController();
+  const timer = setTimeout(
+    () => controller.abort(new Error("the task's deadline passed")),
+    Math.max(0, context.deadline - context.clock.monotonic()),
+  );
+  return { signal: controller.signal, dispose: () => clearTimeout(timer) };
+}

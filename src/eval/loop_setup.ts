@@ -1,0 +1,183 @@
+/**
+ * Assembling the loop agent for a run: the model from its spec (scripted, OpenAI-compatible,
+ * Anthropic), prices, policies, and the settings recorded with the run. API keys come in here and
+ * go only into request headers: never into the settings, the store, a log or a report.
+ *
+ * @module
+ */
+import type { Agent } from "../agent/agent.ts";
+import { loopAgent } from "../agent/loop_agent.ts";
+import type { Clock } from "../core/clock.ts";
+import { InputError, UsageError } from "../core/errors.ts";
+import { sha256Hex } from "../core/hash.ts";
+import { ANTHROPIC_DEFAULT_BASE_URL, anthropicModel } from "../model/anthropic.ts";
+import { DEFAULT_RETRY, type RetryPolicy } from "../model/_http.ts";
+import type { Model } from "../model/model.ts";
+import { formatModelSpec, parseModelSpec } from "../model/model_spec.ts";
+import { OPENAI_DEFAULT_BASE_URL, openAiModel } from "../model/openai.ts";
+import { parsePrices, type Price, SCRIPTED_PRICE } from "../model/prices.ts";
+import { scriptedModel } from "../model/scripted.ts";
+import { heuristicCounter } from "../model/tokens.ts";
+import { DEFAULT_POLICY } from "../policy/default_policy.ts";
+import type { Policy } from "../policy/policy.ts";
+import { loadPolicy } from "../policy/policy_file.ts";
+import type { Task } from "../task/task.ts";
+
+/** What the user chose for the loop agent. */
+export interface LoopChoices {
+  /** `--model`. */
+  model: string;
+  /** `--base-url`. */
+  baseUrl?: string;
+  /** `--prices FILE`. */
+  pricesFile?: string;
+  /** `--no-cost`. */
+  noCost: boolean;
+  /** `--policy FILE`: the policy of every task whose manifest says `policy: default`. */
+  policyFile?: string;
+  /** Environment variables it may read: keys and base URLs. */
+  env: (name: string) => string | undefined;
+  /** The injected clock (retry waits). */
+  clock: Clock;
+  /** Retry bounds (tests shorten them). */
+  retry?: RetryPolicy;
+}
+
+/** The assembled agent and what the run records about it. */
+export interface LoopSetup {
+  /** The agent. */
+  agent: Agent;
+  /** The model spec, canonical. */
+  model: string;
+  /** Settings that shape trajectories, without secrets: recorded and part of the run id. */
+  settings: Record<string, unknown>;
+}
+
+/**
+ * Builds the loop agent for a run over `tasks`.
+ *
+ * @throws {UsageError} for a bad spec, a missing key, or a real model with no price and no
+ * `--no-cost` (exit 2, before any call); {@linkcode InputError} for a bad prices or policy file.
+ */
+export async function setupLoopAgent(
+  choices: LoopChoices,
+  tasks: readonly Task[],
+): Promise<LoopSetup> {
+  const spec = parseModelSpec(choices.model);
+  const model = formatModelSpec(spec);
+  let prices = new Map<string, Price>();
+  let pricesDigest: string | null = null;
+  if (choices.pricesFile !== undefined) {
+    const text = await readFile(choices.pricesFile, "--prices");
+    prices = parsePrices(text, choices.pricesFile);
+    pricesDigest = sha256Hex(text);
+  }
+  const price: Price | null = choices.noCost ? null : prices.get(model) ??
+    (spec.kind === "scripted" ? prices.get("scripted") ?? SCRIPTED_PRICE : null);
+  if (price === null && !choices.noCost) {
+    throw new UsageError(
+      `no price for ${model}: pass --prices FILE with an entry '${model}: { input: N, output: N, ` +
+        `cached_input: N }' (USD per million tokens), or --no-cost to run with the cost unknown`,
+    );
+  }
+  const taskPolicies = new Map<string, Policy>();
+  const override = choices.policyFile === undefined
+    ? DEFAULT_POLICY
+    : await loadPolicy(choices.policyFile);
+  for (const task of tasks) {
+    taskPolicies.set(
+      task.id,
+      task.policyPath === "default" ? override : await loadPolicy(task.policyPath),
+    );
+  }
+
+  let baseUrl: string | null = null;
+  let createModel: (context: Parameters<Agent["run"]>[0]) => Promise<Model>;
+  const retry = choices.retry ?? DEFAULT_RETRY;
+  if (spec.kind === "scripted") {
+    createModel = (context) =>
+      scriptedModel({
+        task: context.task,
+        rng: context.rng.stream("model"),
+        faults: spec.faults,
+        counter: heuristicCounter,
+      });
+  } else if (spec.kind === "openai" || spec.kind === "anthropic") {
+    const openai = spec.kind === "openai";
+    const keyName = openai ? "OPENAI_API_KEY" : "ANTHROPIC_API_KEY";
+    const apiKey = choices.env(keyName) ?? "";
+    if (!openai && apiKey === "") {
+      throw new UsageError(`${model} needs an API key: set ANTHROPIC_API_KEY`);
+    }
+    baseUrl = choices.baseUrl ?? choices.env(openai ? "OPENAI_BASE_URL" : "ANTHROPIC_BASE_URL") ??
+      (openai ? OPENAI_DEFAULT_BASE_URL : ANTHROPIC_DEFAULT_BASE_URL);
+    if (!/^https?:\/\/[^/]/.test(baseUrl)) {
+      throw new UsageError(
+        `base URL '${withoutCredentials(baseUrl)}' must start with http:// or https://`,
+      );
+    }
+    const url = baseUrl;
+    createModel = (context) => {
+      const http = {
+        clock: choices.clock,
+        rng: context.rng.stream("retry"),
+        retry,
+        secrets: apiKey ? [apiKey] : [],
+        onRetry: (attempt: Record<string, unknown>) =>
+          context.record([{ kind: "model.retry", payload: attempt }]),
+      };
+      return Promise.resolve(
+        openai
+          ? openAiModel({ model: spec.model, baseUrl: url, apiKey }, http)
+          : anthropicModel({ model: spec.model, baseUrl: url, apiKey }, http),
+      );
+    };
+  } else {
+    throw new UsageError(
+      `--model ${model}: replaying with eval is not built yet; use 'verdict replay'`,
+    );
+  }
+
+  const settings: Record<string, unknown> = {
+    base_url: baseUrl === null ? null : withoutCredentials(baseUrl),
+    policy: choices.policyFile ?? "default",
+    prices_sha256: pricesDigest,
+    cost: choices.noCost ? "unknown" : "priced",
+  };
+  const agent = loopAgent({
+    createModel,
+    policyFor: (task) => taskPolicies.get(task.id) ?? override,
+    priceFor: () => price,
+    counter: heuristicCounter,
+  });
+  return { agent, model, settings };
+}
+
+/**
+ * A URL without user name or password, for the record.
+ *
+ * @example
+ * ```ts
+ * import { withoutCredentials } from "./loop_setup.ts";
+ * console.assert(withoutCredentials("https://u:p@h.example/v1") === "https://h.example/v1");
+ * ```
+ */
+export function withoutCredentials(url: string): string {
+  return url.replace(/^(https?:\/\/)[^/@]*@/, "$1");
+}
+
+async function readFile(path: string, flag: string): Promise<string> {
+  try {
+    return await Deno.readTextFile(path);
+  } catch (error) {
+    if (error instanceof Deno.errors.NotFound) {
+      throw new InputError({
+        file: path,
+        field: "",
+        problem: `the ${flag} file does not exist`,
+        fix: "check the path",
+      });
+    }
+    throw error;
+  }
+}

@@ -1,0 +1,95 @@
+/**
+ * The provider-neutral conversation a model sees, and the interface every model implements:
+ * the scripted model, OpenAI-compatible Chat Completions, Anthropic Messages, and replay.
+ *
+ * @module
+ */
+
+/** A tool call the model asked for. */
+export interface ToolCall {
+  /** The call's id, from the provider (or made up by the scripted model). */
+  id: string;
+  /** The tool's name. */
+  name: string;
+  /** The arguments as the model wrote them: JSON text, possibly invalid. */
+  arguments: string;
+}
+
+/** One message of a conversation. */
+export type Message =
+  | { role: "user"; content: string }
+  | { role: "assistant"; content: string; toolCalls: ToolCall[] }
+  | { role: "tool"; toolCallId: string; name: string; content: string; isError: boolean };
+
+/** A tool as offered to the model. */
+export interface ToolSchema {
+  /** Its name. */
+  name: string;
+  /** What it does, for the model. */
+  description: string;
+  /** JSON Schema of its arguments. */
+  parameters: Record<string, unknown>;
+}
+
+/** One request to a model. */
+export interface ModelRequest {
+  /** The system prompt. */
+  system: string;
+  /** The conversation after the system prompt; the first message is the task's instruction. */
+  messages: Message[];
+  /** The tools on offer. */
+  tools: ToolSchema[];
+  /** The most tokens the answer may have. */
+  maxOutputTokens: number;
+}
+
+/** Tokens a call used, as the provider counted them. */
+export interface Usage {
+  /** Input tokens not served from a cache. */
+  input: number;
+  /** Input tokens read from the provider's cache. */
+  cachedInput: number;
+  /** Output tokens. */
+  output: number;
+}
+
+/** A model's answer. */
+export interface ModelResponse {
+  /** Its text. */
+  content: string;
+  /** The tools it wants called, in order. */
+  toolCalls: ToolCall[];
+  /** Why it stopped: done, wants tools, out of tokens, or refused. */
+  finish: "stop" | "tool_calls" | "length" | "refusal";
+  /** Tokens used. */
+  usage: Usage;
+}
+
+/** Per-call options. */
+export interface CallOptions {
+  /** Aborts the call: the deadline, or an interrupt. */
+  signal: AbortSignal;
+}
+
+/** A model. */
+export interface Model {
+  /** The spec it was made from, without secrets, such as `openai:gpt-4o`. */
+  readonly spec: string;
+  /** Whether it runs remotely and costs money (a price is then required). */
+  readonly remote: boolean;
+  /** Answers one request. */
+  complete(request: ModelRequest, options: CallOptions): Promise<ModelResponse>;
+}
+
+/**
+ * Total input tokens of a usage (cached included).
+ *
+ * @example
+ * ```ts
+ * import { totalInput } from "./model.ts";
+ * console.assert(totalInput({ input: 10, cachedInput: 5, output: 1 }) === 15);
+ * ```
+ */
+export function totalInput(usage: Usage): number {
+  return usage.input + usage.cachedInput;
+}

@@ -1,0 +1,70 @@
+/**
+ * How model calls fail: the provider stayed unavailable after retries (infrastructure), or
+ * answered with something that is not a valid response (a classified error). Both carry the
+ * provider's status and message, never the API key.
+ *
+ * @module
+ */
+import { InfrastructureError } from "../core/errors.ts";
+
+/**
+ * The endpoint kept failing (429, 5xx, connection errors) until the retries ran out.
+ *
+ * @example
+ * ```ts
+ * import { ModelUnavailable } from "./model_errors.ts";
+ * const error = new ModelUnavailable("openai", 500, "server exploded", 5);
+ * console.assert(error.message.includes("HTTP 500") && error.exitCode === 3);
+ * ```
+ */
+export class ModelUnavailable extends InfrastructureError {
+  /** The last HTTP status, or null for a connection error. */
+  readonly status: number | null;
+
+  /** Makes the error. */
+  constructor(provider: string, status: number | null, message: string, attempts: number) {
+    super(
+      `${provider} endpoint unavailable after ${attempts} attempt${attempts === 1 ? "" : "s"}: ` +
+        (status === null ? message : `HTTP ${status}: ${message}`),
+    );
+    this.status = status;
+  }
+}
+
+/**
+ * The provider answered, but not with a response Verdict can read: bad JSON, a missing field,
+ * or a non-retryable error status.
+ *
+ * @example
+ * ```ts
+ * import { MalformedResponse } from "./model_errors.ts";
+ * const error = new MalformedResponse("anthropic", "missing content");
+ * console.assert(error.message === "malformed response from anthropic: missing content");
+ * ```
+ */
+export class MalformedResponse extends InfrastructureError {
+  /** Makes the error. */
+  constructor(provider: string, problem: string) {
+    super(`malformed response from ${provider}: ${problem}`);
+  }
+}
+
+/**
+ * The provider refused the request as such (400, 401, 403, 404, ...): retrying cannot help.
+ *
+ * @example
+ * ```ts
+ * import { ModelRejected } from "./model_errors.ts";
+ * console.assert(new ModelRejected("openai", 401, "bad key").message.includes("HTTP 401"));
+ * ```
+ */
+export class ModelRejected extends InfrastructureError {
+  /** The HTTP status. */
+  readonly status: number;
+
+  /** Makes the error. */
+  constructor(provider: string, status: number, message: string) {
+    super(`${provider} rejected the request: HTTP ${status}: ${message}`);
+    this.status = status;
+  }
+}

@@ -1,0 +1,96 @@
+/**
+ * `--model` specs: `scripted` (with knobs such as `scripted:faults=0.3`), `openai:MODEL`,
+ * `anthropic:MODEL`, `replay:SESSION|RUN`.
+ *
+ * @module
+ */
+import { UsageError } from "../core/errors.ts";
+
+/** A parsed model spec. */
+export type ModelSpec =
+  | { kind: "scripted"; faults: number }
+  | { kind: "openai"; model: string }
+  | { kind: "anthropic"; model: string }
+  | { kind: "replay"; source: string };
+
+/**
+ * Parses a model spec.
+ *
+ * @example
+ * ```ts
+ * import { parseModelSpec } from "./model_spec.ts";
+ * console.assert(parseModelSpec("scripted:faults=0.3").kind === "scripted");
+ * console.assert(parseModelSpec("openai:gpt-4o").kind === "openai");
+ * ```
+ * @throws {UsageError} for an unknown kind, a missing model name or a bad knob.
+ */
+export function parseModelSpec(text: string): ModelSpec {
+  const colon = text.indexOf(":");
+  const kind = colon === -1 ? text : text.slice(0, colon);
+  const rest = colon === -1 ? "" : text.slice(colon + 1);
+  switch (kind) {
+    case "scripted":
+      return parseScripted(rest, text);
+    case "openai":
+    case "anthropic":
+      if (rest === "") {
+        throw new UsageError(
+          `--model ${text} needs a model name, such as ${kind}:${
+            kind === "openai" ? "gpt-4o" : "claude-sonnet-4-5"
+          }`,
+        );
+      }
+      return { kind, model: rest };
+    case "replay":
+      if (rest === "") {
+        throw new UsageError(`--model ${text} needs a session or run id, such as replay:abc123`);
+      }
+      return { kind, source: rest };
+    default:
+      throw new UsageError(
+        `--model ${text}: unknown kind '${kind}'; use scripted, openai:MODEL, anthropic:MODEL or replay:SESSION`,
+      );
+  }
+}
+
+function parseScripted(knobs: string, text: string): ModelSpec {
+  const spec = { kind: "scripted" as const, faults: 0 };
+  if (knobs === "") return spec;
+  for (const knob of knobs.split(",")) {
+    const [name, value] = knob.split("=", 2);
+    if (name === "faults") {
+      const faults = Number(value);
+      if (!(faults >= 0 && faults <= 1) || value === undefined || value.trim() === "") {
+        throw new UsageError(
+          `--model ${text}: faults must be a fraction from 0 to 1, such as faults=0.3`,
+        );
+      }
+      spec.faults = faults;
+    } else {
+      throw new UsageError(`--model ${text}: unknown knob '${name}'; scripted takes faults=X`);
+    }
+  }
+  return spec;
+}
+
+/**
+ * The spec as recorded: canonical, with no secrets (specs never hold keys; base URLs are
+ * recorded separately without credentials).
+ *
+ * @example
+ * ```ts
+ * import { formatModelSpec } from "./model_spec.ts";
+ * console.assert(formatModelSpec({ kind: "scripted", faults: 0 }) === "scripted");
+ * ```
+ */
+export function formatModelSpec(spec: ModelSpec): string {
+  switch (spec.kind) {
+    case "scripted":
+      return spec.faults > 0 ? `scripted:faults=${spec.faults}` : "scripted";
+    case "openai":
+    case "anthropic":
+      return `${spec.kind}:${spec.model}`;
+    case "replay":
+      return `replay:${spec.source}`;
+  }
+}

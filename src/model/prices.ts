@@ -1,0 +1,89 @@
+/**
+ * Prices are user data: a YAML (or JSON) file mapping model specs to USD per million input,
+ * output and cached-input tokens, read as decimal strings so no binary floating point touches
+ * money.
+ *
+ * ```yaml
+ * openai:gpt-4o: { input: "2.50", output: "10.00", cached_input: "1.25" }
+ * anthropic:claude-sonnet-4-5: { input: 3, output: 15, cached_input: 0.30 }
+ * ```
+ *
+ * @module
+ */
+import { parseDocument } from "yaml";
+import { z } from "zod";
+import { InputError } from "../core/errors.ts";
+import { costOf, type Usd, usd } from "../core/money.ts";
+import { schemaProblems } from "../core/schema_problems.ts";
+import type { Usage } from "./model.ts";
+
+/** USD per million tokens. */
+export interface Price {
+  /** Uncached input. */
+  input: Usd;
+  /** Output. */
+  output: Usd;
+  /** Input read from the provider's cache. */
+  cachedInput: Usd;
+}
+
+/**
+ * The scripted model's built-in price, so that cost limits and cost requirements are exercised
+ * without a real model (a `scripted` entry in a prices file overrides it).
+ */
+export const SCRIPTED_PRICE: Price = { input: usd("1"), output: usd("4"), cachedInput: usd("0.1") };
+
+const DECIMAL = z.string().regex(/^\d+(\.\d+)?$/, "must be a non-negative decimal number");
+const ENTRY = z.strictObject({ input: DECIMAL, output: DECIMAL, cached_input: DECIMAL.optional() });
+const FILE = z.record(z.string().min(1), ENTRY);
+
+/**
+ * Parses a prices file. The YAML "failsafe" schema keeps every number as the text written.
+ *
+ * @example
+ * ```ts
+ * import { parsePrices } from "./prices.ts";
+ * const prices = parsePrices("openai:gpt-4o: { input: 2.50, output: 10 }\n", "prices.yaml");
+ * console.assert(prices.get("openai:gpt-4o")?.cachedInput === prices.get("openai:gpt-4o")?.input);
+ * ```
+ * @throws {InputError} naming the file, the model and the field.
+ */
+export function parsePrices(text: string, file: string): Map<string, Price> {
+  const document = parseDocument(text, {
+    schema: "failsafe",
+    uniqueKeys: true,
+    prettyErrors: true,
+  });
+  if (document.errors.length > 0) {
+    throw new InputError({
+      file,
+      field: "",
+      problem: `not valid YAML: ${document.errors[0].message.split("\n")[0]}`,
+      fix: "write one line per model: 'SPEC: { input: N, output: N, cached_input: N }'",
+    });
+  }
+  const parsed = FILE.safeParse(document.toJS() ?? {}, { reportInput: true });
+  if (!parsed.success) throw new InputError(schemaProblems(file, FILE, parsed.error.issues));
+  return new Map(
+    Object.entries(parsed.data).map(([spec, entry]) => [spec, {
+      input: usd(entry.input),
+      output: usd(entry.output),
+      cachedInput: usd(entry.cached_input ?? entry.input),
+    }]),
+  );
+}
+
+/**
+ * The exact cost of a call's usage.
+ *
+ * @example
+ * ```ts
+ * import { costOfUsage, SCRIPTED_PRICE } from "./prices.ts";
+ * import { formatUsd } from "../core/money.ts";
+ * console.assert(formatUsd(costOfUsage(SCRIPTED_PRICE, { input: 1000, cachedInput: 0, output: 100 })) === "0.001400");
+ * ```
+ */
+export function costOfUsage(price: Price, usage: Usage): Usd {
+  return costOf(usage.input, price.input) + costOf(usage.cachedInput, price.cachedInput) +
+    costOf(usage.output, price.output);
+}

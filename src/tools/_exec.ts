@@ -1,0 +1,31 @@
+/**
+ * Running a tool's script in the container with the workdir and arguments passed as environment
+ * variables (never spliced into the script text), within the time the task has left.
+ *
+ * @module
+ */
+import type { ExecResult } from "../sandbox/container.ts";
+import type { ToolContext } from "./tool.ts";
+
+/** The longest any single file tool may take. */
+const FILE_TOOL_TIMEOUT_MS = 60_000;
+
+/** Runs a tool script; `env` values reach it as `$VERDICT_*` variables. */
+export async function execTool(
+  context: ToolContext,
+  script: string,
+  env: Record<string, string>,
+  options: { stdin?: Uint8Array; timeoutMs?: number } = {},
+): Promise<ExecResult> {
+  const result = await context.container.exec(script, {
+    timeoutMs: Math.max(
+      1,
+      Math.min(options.timeoutMs ?? FILE_TOOL_TIMEOUT_MS, context.remainingMs()),
+    ),
+    stdin: options.stdin,
+    env: { VERDICT_WORKDIR: context.task.manifest.workdir.replace(/\/+$/, ""), ...env },
+    signal: context.signal,
+  });
+  if (result.aborted) throw context.signal.reason;
+  return result;
+}

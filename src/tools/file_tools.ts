@@ -1,0 +1,263 @@
+/**
+ * The file tools: `read_file`, `write_file`, `edit_file`, `list_dir` and `search`, all confined
+ * to the workdir.
+ *
+ * @module
+ */
+import { z } from "zod";
+import { globMatch } from "../core/glob.ts";
+import { execTool } from "./_exec.ts";
+import { CONFINE_PRELUDE, confinePath } from "./confine.ts";
+import { type Tool, type ToolContext, toolError, type ToolResult } from "./tool.ts";
+import { truncateMiddle } from "./truncate.ts";
+
+const READ = `${CONFINE_PRELUDE}
+confine "$VERDICT_PATH" || exit 3
+[ -e "$target" ] || { echo "$VERDICT_PATH does not exist" >&2; exit 4; }
+[ -f "$target" ] || { echo "$VERDICT_PATH is not a file" >&2; exit 4; }
+cat -- "$target"`;
+
+const WRITE = `${CONFINE_PRELUDE}
+confine "$VERDICT_PATH" || exit 3
+[ -d "$target" ] && { echo "$VERDICT_PATH is a folder" >&2; exit 4; }
+mkdir -p -- "$(dirname -- "$target")" && cat > "$target"`;
+
+const LIST = `${CONFINE_PRELUDE}
+confine "$VERDICT_PATH" || exit 3
+[ -d "$target" ] || { echo "$VERDICT_PATH is not a folder" >&2; exit 4; }
+cd -- "$target" || exit 4
+find . -mindepth 1 -maxdepth "$VERDICT_DEPTH" -type d | sed 's|$|/|'
+find . -mindepth 1 -maxdepth "$VERDICT_DEPTH" ! -type d`;
+
+const SEARCH = `${CONFINE_PRELUDE}
+confine "$VERDICT_PATH" || exit 3
+[ -e "$target" ] || { echo "$VERDICT_PATH does not exist" >&2; exit 4; }
+cd -- "$VERDICT_WORKDIR" || exit 4
+# Regular files only, found without following symlinks: a link cannot lead the search outside.
+find "$VERDICT_PATH" -type f -print0 | xargs -0 -r grep -nsHE -e "$VERDICT_PATTERN" -- | head -n 1000
+exit 0`;
+
+const MAX_LIST_ENTRIES = 400;
+const MAX_SEARCH_MATCHES = 200;
+
+/** Reads a file, with optional line offset and limit. */
+export const readFileTool: Tool<{ path: string; offset?: number; limit?: number }> = {
+  schema: {
+    name: "read_file",
+    description:
+      "Read a text file in the workspace. Optional `offset` (first line, from 1) and `limit` (number of lines).",
+    parameters: {
+      type: "object",
+      properties: {
+        path: { type: "string", description: "Path relative to the workspace." },
+        offset: { type: "integer", minimum: 1 },
+        limit: { type: "integer", minimum: 1 },
+      },
+      required: ["path"],
+      additionalProperties: false,
+    },
+  },
+  idempotent: true,
+  args: z.strictObject({
+    path: z.string(),
+    offset: z.number().int().min(1).optional(),
+    limit: z.number().int().min(1).optional(),
+  }),
+  async run(args, context) {
+    const read = await readText(args.path, context);
+    if (typeof read !== "string") return read;
+    if (args.offset === undefined && args.limit === undefined) {
+      return { content: truncateMiddle(read), isError: false };
+    }
+    const lines = read.split("\n");
+    const start = (args.offset ?? 1) - 1;
+    const slice = lines.slice(start, args.limit === undefined ? undefined : start + args.limit);
+    return { content: truncateMiddle(slice.join("\n")), isError: false };
+  },
+};
+
+/** Writes a whole file, creating folders as needed. */
+export const writeFileTool: Tool<{ path: string; content: string }> = {
+  schema: {
+    name: "write_file",
+    description:
+      "Create or overwrite a file in the workspace with the given content; folders are created as needed.",
+    parameters: {
+      type: "object",
+      properties: { path: { type: "string" }, content: { type: "string" } },
+      required: ["path", "content"],
+      additionalProperties: false,
+    },
+  },
+  idempotent: true,
+  args: z.strictObject({ path: z.string(), content: z.string() }),
+  async run(args, context) {
+    return await writeText(args.path, args.content, context) ??
+      {
+        content: `wrote ${new TextEncoder().encode(args.content).length} bytes to ${args.path}`,
+        isError: false,
+      };
+  },
+};
+
+/** Replaces text in a file: exactly one occurrence, or all with `replace_all`. */
+export const editFileTool: Tool<
+  { path: string; old_text: string; new_text: string; replace_all?: boolean }
+> = {
+  schema: {
+    name: "edit_file",
+    description:
+      "Replace `old_text` with `new_text` in a file. `old_text` must occur exactly once unless `replace_all` is true.",
+    parameters: {
+      type: "object",
+      properties: {
+        path: { type: "string" },
+        old_text: { type: "string" },
+        new_text: { type: "string" },
+        replace_all: { type: "boolean" },
+      },
+      required: ["path", "old_text", "new_text"],
+      additionalProperties: false,
+    },
+  },
+  idempotent: false,
+  args: z.strictObject({
+    path: z.string(),
+    old_text: z.string().min(1),
+    new_text: z.string(),
+    replace_all: z.boolean().optional(),
+  }),
+  async run(args, context) {
+    const text = await readText(args.path, context);
+    if (typeof text !== "string") return text;
+    const occurrences = text.split(args.old_text).length - 1;
+    if (occurrences === 0) return toolError(`old_text does not occur in ${args.path}`);
+    if (occurrences > 1 && !args.replace_all) {
+      return toolError(
+        `old_text occurs ${occurrences} times in ${args.path}; give more context or set replace_all`,
+      );
+    }
+    const edited = args.replace_all
+      ? text.replaceAll(args.old_text, args.new_text)
+      : text.replace(args.old_text, () => args.new_text);
+    return await writeText(args.path, edited, context) ??
+      {
+        content: `replaced ${args.replace_all ? occurrences : 1} occurrence(s) in ${args.path}`,
+        isError: false,
+      };
+  },
+};
+
+/** Lists a folder, two levels deep by default; folders end with `/`. */
+export const listDirTool: Tool<{ path?: string; depth?: number }> = {
+  schema: {
+    name: "list_dir",
+    description:
+      "List a folder of the workspace (default: the workspace itself), `depth` levels deep (default 2). Folders end with /.",
+    parameters: {
+      type: "object",
+      properties: { path: { type: "string" }, depth: { type: "integer", minimum: 1, maximum: 10 } },
+      additionalProperties: false,
+    },
+  },
+  idempotent: true,
+  args: z.strictObject({
+    path: z.string().optional(),
+    depth: z.number().int().min(1).max(10).optional(),
+  }),
+  async run(args, context) {
+    const path = confinePath(context.task.manifest.workdir, args.path ?? ".");
+    if (typeof path !== "string") return toolError(path.error);
+    const result = await execTool(context, LIST, {
+      VERDICT_PATH: path,
+      VERDICT_DEPTH: String(args.depth ?? 2),
+    });
+    if (result.exitCode !== 0) {
+      return toolError(result.stderr.trim() || `list_dir failed (exit ${result.exitCode})`);
+    }
+    const entries = result.stdout.split("\n").filter((line) => line !== "").map((line) =>
+      line.replace(/^\.\//, "")
+    ).sort();
+    const shown = entries.slice(0, MAX_LIST_ENTRIES);
+    const more = entries.length - shown.length;
+    return {
+      content: (shown.join("\n") || "(empty)") + (more > 0 ? `\n[... ${more} more entries]` : ""),
+      isError: false,
+    };
+  },
+};
+
+/** Searches file contents with an extended regular expression. */
+export const searchTool: Tool<{ pattern: string; path?: string; glob?: string }> = {
+  schema: {
+    name: "search",
+    description:
+      "Search the workspace (or `path` in it) for an extended regular expression; prints path:line:text. `glob` keeps only matching paths.",
+    parameters: {
+      type: "object",
+      properties: {
+        pattern: { type: "string" },
+        path: { type: "string" },
+        glob: { type: "string" },
+      },
+      required: ["pattern"],
+      additionalProperties: false,
+    },
+  },
+  idempotent: true,
+  args: z.strictObject({
+    pattern: z.string().min(1),
+    path: z.string().optional(),
+    glob: z.string().optional(),
+  }),
+  async run(args, context) {
+    const path = confinePath(context.task.manifest.workdir, args.path ?? ".");
+    if (typeof path !== "string") return toolError(path.error);
+    const result = await execTool(context, SEARCH, {
+      VERDICT_PATH: path,
+      VERDICT_PATTERN: args.pattern,
+    });
+    if (result.exitCode !== 0) {
+      return toolError(result.stderr.trim() || `search failed (exit ${result.exitCode})`);
+    }
+    const lines = result.stdout.split("\n").filter((line) => line !== "")
+      .map((line) => line.replace(/^\.\//, ""))
+      .filter((line) =>
+        args.glob === undefined || globMatch(args.glob, line.slice(0, line.indexOf(":")))
+      );
+    const shown = lines.slice(0, MAX_SEARCH_MATCHES);
+    const more = lines.length - shown.length;
+    return {
+      content: truncateMiddle(shown.join("\n") || "no matches") +
+        (more > 0 ? `\n[... ${more} more matches]` : ""),
+      isError: false,
+    };
+  },
+};
+
+async function readText(path: string, context: ToolContext): Promise<string | ToolResult> {
+  const relative = confinePath(context.task.manifest.workdir, path);
+  if (typeof relative !== "string") return toolError(relative.error);
+  const result = await execTool(context, READ, { VERDICT_PATH: relative });
+  if (result.exitCode !== 0) {
+    return toolError(result.stderr.trim() || `cannot read ${path} (exit ${result.exitCode})`);
+  }
+  return result.stdout;
+}
+
+async function writeText(
+  path: string,
+  content: string,
+  context: ToolContext,
+): Promise<ToolResult | undefined> {
+  const relative = confinePath(context.task.manifest.workdir, path);
+  if (typeof relative !== "string") return toolError(relative.error);
+  if (relative === ".") return toolError("the workdir itself is a folder; name a file in it");
+  const result = await execTool(context, WRITE, { VERDICT_PATH: relative }, {
+    stdin: new TextEncoder().encode(content),
+  });
+  if (result.exitCode !== 0) {
+    return toolError(result.stderr.trim() || `cannot write ${path} (exit ${result.exitCode})`);
+  }
+  return undefined;
+}

@@ -1,0 +1,54 @@
+/**
+ * The `shell` tool: a command run with `sh -c` in the workdir, killed with everything it started
+ * when it outlives its timeout, its output cut to head and tail.
+ *
+ * @module
+ */
+import { z } from "zod";
+import type { Tool } from "./tool.ts";
+import { truncateMiddle } from "./truncate.ts";
+
+const DEFAULT_TIMEOUT_S = 120;
+
+/** Runs a shell command. */
+export const shellTool: Tool<{ command: string; timeout_s?: number }> = {
+  schema: {
+    name: "shell",
+    description:
+      "Run a shell command (sh -c) in the workspace. Output is cut to its head and tail when long. " +
+      "Default timeout 120 s; background processes must redirect their output.",
+    parameters: {
+      type: "object",
+      properties: {
+        command: { type: "string" },
+        timeout_s: { type: "integer", minimum: 1, maximum: 3600 },
+      },
+      required: ["command"],
+      additionalProperties: false,
+    },
+  },
+  idempotent: false,
+  args: z.strictObject({
+    command: z.string().min(1),
+    timeout_s: z.number().int().min(1).max(3600).optional(),
+  }),
+  async run(args, context) {
+    const timeoutMs = Math.max(
+      1,
+      Math.min((args.timeout_s ?? DEFAULT_TIMEOUT_S) * 1000, context.remainingMs()),
+    );
+    const result = await context.container.exec(args.command, {
+      timeoutMs,
+      signal: context.signal,
+    });
+    if (result.aborted) throw context.signal.reason;
+    const parts = [
+      result.timedOut
+        ? `the command ran past ${Math.round(timeoutMs / 1000)} s and was killed`
+        : `exit code ${result.exitCode}`,
+      ...(result.stdout ? ["--- stdout ---", result.stdout.replace(/\n$/, "")] : []),
+      ...(result.stderr ? ["--- stderr ---", result.stderr.replace(/\n$/, "")] : []),
+    ];
+    return { content: truncateMiddle(parts.join("\n")), isError: result.timedOut };
+  },
+};

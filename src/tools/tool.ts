@@ -1,0 +1,61 @@
+/**
+ * What a tool is: a name, a description and an argument schema the model sees, whether running it
+ * twice is the same as running it once, and how it runs inside the trial's container.
+ *
+ * @module
+ */
+import type { z } from "zod";
+import type { ToolSchema } from "../model/model.ts";
+import type { Container } from "../sandbox/container.ts";
+import type { Task } from "../task/task.ts";
+
+/** What a tool runs against. */
+export interface ToolContext {
+  /** The trial's container. */
+  container: Container;
+  /** The task (its workdir, its documentation pages). */
+  task: Task;
+  /** The time left before the task's deadline, in ms. */
+  remainingMs(): number;
+  /** Aborts the tool (an interrupt). */
+  signal: AbortSignal;
+}
+
+/** What a tool returns to the model. */
+export interface ToolResult {
+  /** The text the model reads. */
+  content: string;
+  /** Whether the call failed. */
+  isError: boolean;
+  /** Set by `finish`: the agent says it is done. */
+  finish?: boolean;
+}
+
+/** A tool. */
+export interface Tool<A = Record<string, unknown>> {
+  /** How the model sees it. */
+  schema: ToolSchema;
+  /** Whether running it twice has the same effect as running it once. */
+  idempotent: boolean;
+  /** Validates the model's arguments. */
+  args: z.ZodType<A>;
+  /** Runs it. */
+  run(args: A, context: ToolContext): Promise<ToolResult>;
+}
+
+/** A tool with its argument type erased, for lists of tools. */
+// deno-lint-ignore no-explicit-any
+export type AnyTool = Tool<any>;
+
+/**
+ * A tool error for the model.
+ *
+ * @example
+ * ```ts
+ * import { toolError } from "./tool.ts";
+ * console.assert(toolError("no such file").isError);
+ * ```
+ */
+export function toolError(content: string): ToolResult {
+  return { content, isError: true };
+}

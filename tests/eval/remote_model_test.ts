@@ -1,0 +1,197 @@
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import type { Results } from "../../src/report/results.ts";
+import {
+  anthropicReply,
+  fakeProvider,
+  openAiReply,
+  type Received,
+  type Reply,
+} from "../model/_fake_provider.ts";
+import { requireDocker } from "../_docker.ts";
+import { runVerdict, scratchDir } from "../_verdict.ts";
+
+const SECRET = "sk-verdict-TEST-4f9a1c7e2b";
+
+/** An OpenAI-speaking "model" that solves the trivial task: write answer.txt, then finish. */
+function solvingOpenAi(request: Received): Reply {
+  const messages = request.body.messages as { role: string }[];
+  return messages.some((message) => message.role === "tool")
+    ? openAiReply(null, [{ id: "call_2", name: "finish", arguments: '{"summary":"wrote it"}' }])
+    : openAiReply("Writing the answer.", [{
+      id: "call_1",
+      name: "write_file",
+      arguments: '{"path":"answer.txt","content":"yes\\n"}',
+    }]);
+}
+
+async function filesContaining(root: string, needle: string): Promise<string[]> {
+  const found: string[] = [];
+  for await (const entry of Deno.readDir(root)) {
+    const path = join(root, entry.name);
+    if (entry.isDirectory) found.push(...await filesContaining(path, needle));
+    else if (entry.isFile && new TextDecoder().decode(await Deno.readFile(path)).includes(needle)) {
+      found.push(path);
+    }
+  }
+  return found;
+}
+
+Deno.test("an OpenAI-compatible model over real HTTP solves a task; the key is nowhere in the state directory", async () => {
+  await requireDocker();
+  await using home = await scratchDir("remote");
+  await using server = fakeProvider([], solvingOpenAi);
+  const prices = join(home.path, "prices.yaml");
+  await Deno.writeTextFile(
+    prices,
+    'openai:gpt-test: { input: "2.50", output: "10", cached_input: "1.25" }\n',
+  );
+  const result = await runVerdict(
+    [
+      "eval",
+      "tests/fixtures/bench",
+      "--model",
+      "openai:gpt-test",
+      "--base-url",
+      `${server.url}/v1`,
+      "--prices",
+      prices,
+      "--json",
+      "--home",
+      home.path,
+    ],
+    { env: { OPENAI_API_KEY: SECRET } },
+  );
+  assert.equal(result.code, 0, result.stderr);
+  const [trial] = (JSON.parse(result.stdout) as Results).trials;
+  assert.deepEqual([trial.verdict, trial.stop_reason, trial.steps], ["pass", "completed", 2]);
+  assert.deepEqual(trial.tokens, { input: 200, output: 40 });
+  assert.equal(trial.cost_usd, 0.0008, "2 × (60 × $2.50 + 40 × $1.25 + 20 × $10) per million");
+  assert.equal(server.received[0].headers.get("authorization"), `Bearer ${SECRET}`);
+
+  // A provider error that echoes the key: the trial's reason has it redacted.
+  await using rejecting = fakeProvider(
+    [],
+    () => ({ status: 401, body: { error: { message: `Incorrect API key provided: ${SECRET}` } } }),
+  );
+  const rejected = await runVerdict(
+    [
+      "eval",
+      "tests/fixtures/bench",
+      "--model",
+      "openai:gpt-test",
+      "--base-url",
+      `${rejecting.url}/v1`,
+      "--prices",
+      prices,
+      "--json",
+      "--home",
+      home.path,
+    ],
+    { env: { OPENAI_API_KEY: SECRET } },
+  );
+  assert.equal(rejected.code, 3, "an endpoint that refuses is an infrastructure error");
+  const [failed] = (JSON.parse(rejected.stdout) as Results).trials;
+  assert.equal(failed.bucket, "infrastructure_error");
+  assert.match(failed.reason, /HTTP 401: Incorrect API key provided: \[redacted\]/);
+  assert.ok(!rejected.stderr.includes(SECRET) && !rejected.stdout.includes(SECRET));
+  assert.deepEqual(await filesContaining(home.path, SECRET), []);
+});
+
+Deno.test("an Anthropic model over real HTTP solves a task", async () => {
+  await requireDocker();
+  await using home = await scratchDir("remote");
+  await using server = fakeProvider([], (request) => {
+    const messages = request.body.messages as { content: { type: string }[] }[];
+    return messages.some((message) => message.content.some((block) => block.type === "tool_result"))
+      ? anthropicReply("", [{ id: "toolu_2", name: "finish", input: { summary: "done" } }])
+      : anthropicReply("Writing.", [{
+        id: "toolu_1",
+        name: "write_file",
+        input: { path: "answer.txt", content: "yes\n" },
+      }]);
+  });
+  const result = await runVerdict(
+    [
+      "eval",
+      "tests/fixtures/bench",
+      "--model",
+      "anthropic:claude-test",
+      "--base-url",
+      server.url,
+      "--no-cost",
+      "--json",
+      "--home",
+      home.path,
+    ],
+    { env: { ANTHROPIC_API_KEY: SECRET } },
+  );
+  assert.equal(result.code, 0, result.stderr);
+  const [trial] = (JSON.parse(result.stdout) as Results).trials;
+  assert.equal(trial.verdict, "pass", trial.reason);
+  assert.equal(trial.cost_usd, null, "--no-cost: the cost is unknown, never 0");
+  assert.equal(server.received[0].headers.get("x-api-key"), SECRET);
+  assert.deepEqual(await filesContaining(home.path, SECRET), []);
+});
+
+Deno.test("a real model without a price stops before its first call, exit 2", async () => {
+  await using home = await scratchDir("remote");
+  await using server = fakeProvider([], solvingOpenAi);
+  const result = await runVerdict(
+    [
+      "eval",
+      "tests/fixtures/bench",
+      "--model",
+      "openai:gpt-test",
+      "--base-url",
+      `${server.url}/v1`,
+      "--home",
+      home.path,
+    ],
+    { env: { OPENAI_API_KEY: SECRET } },
+  );
+  assert.equal(result.code, 2);
+  assert.match(result.stderr, /no price for openai:gpt-test: pass --prices FILE .* or --no-cost/);
+  assert.equal(server.received.length, 0);
+  const badSpec = await runVerdict([
+    "eval",
+    "tests/fixtures/bench",
+    "--model",
+    "gpt-4o",
+    "--home",
+    home.path,
+  ]);
+  assert.equal(badSpec.code, 2);
+  assert.match(
+    badSpec.stderr,
+    /unknown kind 'gpt-4o'; use scripted, openai:MODEL, anthropic:MODEL/,
+  );
+});
+
+Deno.test("a slow model past the task's deadline ends the trial as a timeout", async () => {
+  await requireDocker();
+  await using home = await scratchDir("remote");
+  await using server = fakeProvider([], () => ({ ...openAiReply("too late"), delayMs: 20_000 }));
+  const started = performance.now();
+  const result = await runVerdict(
+    [
+      "eval",
+      "tests/fixtures/deadline",
+      "--model",
+      "openai:gpt-test",
+      "--base-url",
+      `${server.url}/v1`,
+      "--no-cost",
+      "--json",
+      "--home",
+      home.path,
+    ],
+  );
+  assert.equal(result.code, 0, result.stderr);
+  const [trial] = (JSON.parse(result.stdout) as Results).trials;
+  assert.deepEqual([trial.stop_reason, trial.verdict], ["timeout", "fail"]);
+  assert.ok(
+    performance.now() - started < 15_000,
+    "aborted at the 2 s deadline, not after the 20 s reply",
+  );
+});

@@ -1,0 +1,209 @@
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { DEFAULT_POLICY } from "../../src/policy/default_policy.ts";
+import { commandMatches, decide, type Policy } from "../../src/policy/policy.ts";
+import { loadPolicy, parsePolicy } from "../../src/policy/policy_file.ts";
+import { simpleCommands } from "../../src/policy/shell_words.ts";
+
+const noInstalls: Policy = {
+  source: "test",
+  rules: [
+    {
+      tool: "shell",
+      command: ["pip *", "curl *"],
+      action: "deny",
+      reason: "no installs or downloads",
+    },
+    { tool: "read_file", path: [".env", "**/.env"], action: "deny", reason: "secrets" },
+    { tool: "*", action: "allow" },
+  ],
+};
+
+const denied = (tool: string, args: Record<string, unknown>, policy = noInstalls) =>
+  !decide(policy, tool, args).allowed;
+
+Deno.test("shell words: quotes, escapes and spacing are removed the way sh removes them", () => {
+  for (
+    const variant of [
+      "pip install x",
+      "  pip   install\tx ",
+      "'pip' install x",
+      '"pip" install x',
+      "p'i'p install x",
+      'p"ip" install x',
+      "p\\ip install x",
+      "pip \\\ninstall x",
+    ]
+  ) {
+    assert.deepEqual(simpleCommands(variant).map((command) => command.words), [[
+      "pip",
+      "install",
+      "x",
+    ]], variant);
+  }
+  assert.deepEqual(simpleCommands("echo 'a  b' \"c $HOME\" d\\ e").map((c) => c.words), [[
+    "echo",
+    "a  b",
+    "c $HOME",
+    "d e",
+  ]]);
+});
+
+Deno.test("shell words: lists, pipelines, substitutions, sh -c, eval and here-documents are all seen", () => {
+  const programs = (line: string) => simpleCommands(line).map((command) => command.words[0]);
+  assert.deepEqual(programs("a; b && c || d | e & f\ng"), ["a", "b", "c", "d", "e", "f", "g"]);
+  assert.ok(programs("echo $(curl x)").includes("curl"));
+  assert.ok(programs("echo `curl x`").includes("curl"));
+  assert.ok(programs('echo "$(curl x)"').includes("curl"));
+  assert.ok(programs("sh -c 'pip install x'").includes("pip"));
+  assert.ok(programs('bash -lc "cd /tmp && pip install x"').includes("pip"));
+  assert.ok(programs('eval "pip install x"').includes("pip"));
+  assert.ok(programs("sh <<EOF\npip install x\nEOF\n").includes("pip"));
+  assert.ok(programs("if true; then pip install x; fi").includes("pip"));
+  assert.ok(programs("(cd sub && pip install x)").includes("pip"));
+  assert.deepEqual(programs("echo hi # pip install x"), ["echo"], "comments are not commands");
+});
+
+Deno.test("a deny rule holds against every spacing, quoting and nesting variant", () => {
+  const variants = [
+    "pip install requests",
+    "  pip    install   requests  ",
+    "'pip' install requests",
+    'p"ip" install requests',
+    "p\\ip install requests",
+    "/usr/bin/pip install requests",
+    "cd src && pip install requests",
+    "true; pip install requests",
+    "echo ok | pip install requests",
+    "sh -c 'pip install requests'",
+    'bash -c "pip install requests"',
+    "echo $(pip install requests)",
+    "echo `pip install requests`",
+    "FOO=1 pip install requests",
+    "env FOO=1 pip install requests",
+    "sudo -u root pip install requests",
+    "timeout 10 pip install requests",
+    "nohup pip install requests",
+    "xargs -n 1 pip install < list",
+    "busybox wget x; curl -s https://x",
+    'eval "pip install requests"',
+    "sh <<EOF\npip install requests\nEOF",
+  ];
+  for (const command of variants) assert.ok(denied("shell", { command }), command);
+  for (const command of ["python -m pytest -q", "echo pip", "grep -r pip .", "ls"]) {
+    assert.ok(!denied("shell", { command }), command);
+  }
+});
+
+Deno.test("decisions name the deciding rule; no rule means deny", () => {
+  const denial = decide(noInstalls, "shell", { command: "cd x && curl -s http://h" });
+  assert.deepEqual(denial, {
+    allowed: false,
+    rule: 0,
+    reason: "no installs or downloads",
+    subject: "curl -s http://h",
+  });
+  const strict: Policy = { source: "strict.yaml", rules: [{ tool: "read_file", action: "allow" }] };
+  const nothing = decide(strict, "shell", { command: "ls" });
+  assert.equal(nothing.allowed, false);
+  assert.equal(nothing.rule, null);
+  assert.match(nothing.reason, /no rule of the strict\.yaml policy allows it/);
+  assert.equal(decide(strict, "read_file", { path: "a" }).allowed, true);
+});
+
+Deno.test("path rules see normalized paths", () => {
+  for (const path of [".env", "./.env", "src/../.env", "app/.env", "./app/./.env"]) {
+    assert.ok(denied("read_file", { path }), path);
+  }
+  assert.ok(!denied("read_file", { path: ".env.example" }));
+  assert.ok(!denied("write_file", { path: ".env" }), "the rule names read_file only");
+});
+
+Deno.test("command patterns: * alone spans words, inside a word it spans characters", () => {
+  assert.ok(commandMatches("* .env *", ["grep", "-r", "KEY", ".env"]));
+  assert.ok(commandMatches("* .env *", ["cat", "<", ".env"]));
+  assert.ok(commandMatches("cat *.env", ["cat", "prod.env"]));
+  assert.ok(commandMatches("cat .env", ["cat", "./.env"]), "path words are normalized");
+  assert.ok(!commandMatches("pip install *", ["pip", "list"]));
+  assert.ok(commandMatches("pip *", ["pip"]), "* spans zero words too");
+});
+
+Deno.test("the default policy stops installs, network, privilege and wrecking, and allows coding", () => {
+  for (
+    const command of [
+      "pip install x",
+      "python3 -m pip install x",
+      "apt-get install -y x",
+      "curl https://x",
+      "wget x",
+      "git push origin main",
+      "sudo ls",
+      "rm -rf /",
+      "rm -rf --no-preserve-root /",
+    ]
+  ) {
+    assert.ok(denied("shell", { command }, DEFAULT_POLICY), command);
+  }
+  for (
+    const command of [
+      "python -m pytest -q",
+      "git diff",
+      "rm -rf build/",
+      "ls -la",
+      "sed -i s/a/b/ f.py",
+    ]
+  ) {
+    assert.ok(!denied("shell", { command }, DEFAULT_POLICY), command);
+  }
+  assert.ok(!denied("write_file", { path: "src/a.py" }, DEFAULT_POLICY));
+});
+
+Deno.test("policy files: include default, list or single patterns, errors with file and field", async () => {
+  const policy = parsePolicy(
+    "rules:\n  - tool: shell\n    command: 'cat .env'\n    action: deny\n  - include: default\n",
+    "p.yaml",
+  );
+  assert.equal(policy.rules.length, 1 + DEFAULT_POLICY.rules.length);
+  assert.deepEqual(policy.rules[0].command, ["cat .env"]);
+  assert.throws(
+    () => parsePolicy("rules:\n  - tool: shell\n    action: maybe\n", "p.yaml"),
+    /p\.yaml: rules\[0\]\.action: string "maybe" is not allowed\. Fix: use one of: allow, deny/,
+  );
+  assert.throws(
+    () => parsePolicy("rules:\n  - tool: shell\n    action: deny\n    commands: [x]\n", "p.yaml"),
+    /rules\[0\]\.commands: unknown key\. Fix: did you mean 'command'\?/,
+  );
+  assert.throws(
+    () => parsePolicy("rules:\n  - include: strict\n", "p.yaml"),
+    /rules\[0\]\.include/,
+  );
+  assert.throws(() => parsePolicy("rule: []\n", "p.yaml"), /p\.yaml: rule: unknown key/);
+  await assert.rejects(
+    loadPolicy(join("tests", "no-such-policy.yaml")),
+    /the policy file does not exist/,
+  );
+});
+
+Deno.test("the bundled policy tasks' files load and deny what their tasks need denied", async () => {
+  const installs = await loadPolicy("tasks/policy-no-installs/policy.yaml");
+  for (
+    const command of [
+      "pip install python-dateutil",
+      "python3 -m pip install x",
+      "cd x && pip3 install y",
+    ]
+  ) {
+    assert.ok(denied("shell", { command }, installs), command);
+  }
+  assert.ok(!denied("shell", { command: "python -m pytest -q" }, installs));
+  const secrets = await loadPolicy("tasks/policy-keep-secrets/policy.yaml");
+  for (
+    const [tool, args] of [["read_file", { path: ".env" }], ["shell", { command: "cat .env" }], [
+      "shell",
+      { command: "grep -n TOKEN ./.env" },
+    ], ["shell", { command: "head -n 3 < .env" }]] as const
+  ) {
+    assert.ok(denied(tool, args, secrets), JSON.stringify(args));
+  }
+  assert.ok(!denied("read_file", { path: ".env.example" }, secrets));
+});
