@@ -26,12 +26,16 @@ export interface AgentContext {
   record(events: NewEvent[]): void;
   /** Stores text in the content-addressed blob store; returns its sha256. */
   storeBlob(text: string): string;
+  /** Seals the workspace as it is now (a checkpoint to restore on resume); returns the root. */
+  snapshot?(): Promise<string>;
   /** The injected clock. */
   clock: Clock;
   /** The trial's seeded random stream. */
   rng: Rng;
-  /** Monotonic time (by `clock`) at which the task's `timeout_s` runs out. */
-  deadline: number;
+  /** How long the agent may still work, in ms: the task's `timeout_s`, less what a resumed trial used. */
+  timeoutMs: number;
+  /** Whether this run of the agent continues an interrupted one. */
+  resumed: boolean;
   /** Aborts when the run is interrupted. */
   signal: AbortSignal;
 }

@@ -1,8 +1,13 @@
 /**
  * The loop agent: per step, fit the context, check the budgets, call the model, record its
- * answer, run each tool call through the policy and the sandbox, record each result. It stops
- * with `completed`, `max_steps`, `timeout`, `budget`, `refused` or `error`; the task's
- * `timeout_s` is a hard deadline that aborts a model call or a tool command still running.
+ * answer, run each tool call through the policy and the sandbox, record each result (a
+ * checkpoint). It stops with `completed`, `max_steps`, `timeout`, `budget`, `refused` or `error`;
+ * the task's `timeout_s` is a hard deadline that aborts a model call or a tool command still
+ * running.
+ *
+ * The loop reads no clock and draws no random number of its own: what it does is a function of
+ * the task, the model's answers and the tools' results, which is what lets a session be resumed
+ * and replayed from its record.
  *
  * @module
  */
@@ -11,17 +16,40 @@ import { hashCanonical } from "../core/hash.ts";
 import { deriveId } from "../core/ids.ts";
 import { costOf, formatUsd, usd } from "../core/money.ts";
 import { type RunCounters, ZERO_COUNTERS } from "../grading/requirements.ts";
-import { fingerprint, requestManifest } from "../model/fingerprint.ts";
+import { RequestFingerprinter } from "../model/fingerprint.ts";
 import type { Message, Model, ModelRequest, ModelResponse, ToolCall } from "../model/model.ts";
 import { costOfUsage, type Price } from "../model/prices.ts";
 import { requestTokens, type TokenCounter } from "../model/tokens.ts";
 import { decide, type Policy } from "../policy/policy.ts";
+import type { Task } from "../task/task.ts";
 import { BUILTIN_TOOLS } from "../tools/builtin_tools.ts";
 import type { AnyTool, ToolContext, ToolResult } from "../tools/tool.ts";
-import type { Task } from "../task/task.ts";
 import type { Agent, AgentContext, AgentOutcome, StopReason } from "./agent.ts";
 import { fitContext } from "./context.ts";
 import { systemPrompt } from "./system_prompt.ts";
+
+/** Points in a step where a crash can be injected (`scripted:crash=POINT@STEP`). */
+export type CrashPoint = "before-model" | "after-response" | "mid-tool" | "after-result";
+
+/** A tool's result as the loop records it: possibly answered from the record. */
+export type RecordedResult = ToolResult & {
+  /** Answered from an earlier record of the same call (same idempotency key). */
+  cached?: boolean;
+  /** A non-idempotent call was started and never finished: its effect is unknown. */
+  outcome_unknown?: boolean;
+};
+
+/** One tool call about to run, for {@linkcode LoopAgentOptions.runTool}. */
+export interface PendingCall {
+  /** The tool. */
+  tool: AnyTool;
+  /** Its validated arguments. */
+  args: Record<string, unknown>;
+  /** Its idempotency key: the session, its position (step, index) and its arguments. */
+  key: string;
+  /** The step. */
+  step: number;
+}
 
 /** How the loop agent is set up for a run. */
 export interface LoopAgentOptions {
@@ -37,6 +65,13 @@ export interface LoopAgentOptions {
   tools?: readonly AnyTool[];
   /** The system prompt for a task; default {@linkcode systemPrompt}. */
   systemPrompt?: (task: Task) => string;
+  /**
+   * Runs a tool call; default `run()`. Resume and replay answer from the record here, and tell
+   * the model "outcome unknown" for a non-idempotent call that was started and never finished.
+   */
+  runTool?: (call: PendingCall, run: () => Promise<ToolResult>) => Promise<RecordedResult>;
+  /** Fault injection at named points of a step (a crash knob); told whether the trial was resumed. */
+  crash?: (point: CrashPoint, step: number, resumed: boolean) => Promise<void>;
 }
 
 /**
@@ -60,24 +95,34 @@ export function loopAgent(options: LoopAgentOptions): Agent {
   const tools = options.tools ?? BUILTIN_TOOLS;
   const byName = new Map(tools.map((tool) => [tool.schema.name, tool]));
   const schemas = tools.map((tool) => tool.schema);
+  const runTool = options.runTool ??
+    ((_call: PendingCall, run: () => Promise<ToolResult>): Promise<RecordedResult> => run());
+  const crashHook = options.crash ?? (() => Promise.resolve());
   return {
     name: "loop",
     async run(context) {
-      const { task, clock } = context;
+      const { task } = context;
       const { limits } = task.manifest;
       const model = await options.createModel(context);
       const policy = options.policyFor(task);
       const price = options.priceFor(model);
       const system = (options.systemPrompt ?? systemPrompt)(task);
       let messages: Message[] = [{ role: "user", content: task.instruction }];
-      const counters: RunCounters = { ...ZERO_COUNTERS, costUsd: price ? 0n : null };
+      const counters: RunCounters = {
+        ...ZERO_COUNTERS,
+        costUsd: price ? 0n : null,
+        resumed: context.resumed,
+      };
       const tokens = { input: 0, output: 0 };
-      const deadline = deadlineSignal(context);
+      const deadline = deadlineSignal(context.timeoutMs);
+      const signal = AbortSignal.any([context.signal, deadline.signal]);
+      const requests = requestRecorder(context);
       context.record([{
         kind: "loop.started",
         payload: {
           model: model.spec,
           policy: policy.source,
+          policy_sha256: hashCanonical(policy.rules),
           tools: schemas.map((schema) => schema.name),
           system_prompt_sha256: hashCanonical(system),
           limits,
@@ -91,47 +136,17 @@ export function loopAgent(options: LoopAgentOptions): Agent {
         }]);
         return { stopReason: reason, counters, tokens, detail };
       };
-      // Requests are stored part by part (system prompt, tools, each message) in the blob store,
-      // and each request event names only what changed since the previous request.
-      const storedParts = new Set<string>();
-      let previousMessages: string[] = [];
-      const storePart = (hash: string, text: () => string) => {
-        if (storedParts.has(hash)) return;
-        if (context.storeBlob(text()) !== hash) {
-          throw new Error("a request part changed while stored");
-        }
-        storedParts.add(hash);
-      };
-      const recordRequest = (request: ModelRequest) => {
-        const manifest = requestManifest(request);
-        storePart(manifest.system, () => canonicalJson(request.system));
-        storePart(manifest.tools, () => canonicalJson(request.tools));
-        request.messages.forEach((message, index) =>
-          storePart(manifest.messages[index], () => canonicalJson(message))
-        );
-        let prefix = 0;
-        while (
-          prefix < previousMessages.length && previousMessages[prefix] === manifest.messages[prefix]
-        ) prefix++;
-        previousMessages = manifest.messages;
-        return {
-          fingerprint: fingerprint(request),
-          request: { ...manifest, prefix, messages: manifest.messages.slice(prefix) },
-        };
-      };
-      const toolContext: ToolContext = {
-        container: context.container,
-        task,
-        remainingMs: () => context.deadline - clock.monotonic(),
-        signal: AbortSignal.any([context.signal, deadline.signal]),
-      };
+      const timedOut = (what: string) =>
+        stop("timeout", `${what} was still running at timeout_s ${limits.timeout_s}`);
+      const toolContext: ToolContext = { container: context.container, task, signal };
+      const crash = (point: CrashPoint, step: number) => crashHook(point, step, context.resumed);
 
       try {
         for (let step = 1;; step++) {
           if (step > limits.max_steps) {
             return stop("max_steps", `reached max_steps ${limits.max_steps}`);
           }
-          if (toolContext.remainingMs() <= 0) {
+          if (deadline.signal.aborted) {
             return stop("timeout", `reached timeout_s ${limits.timeout_s}`);
           }
 
@@ -173,30 +188,28 @@ export function loopAgent(options: LoopAgentOptions): Agent {
           if (price && counters.costUsd !== null) {
             const next = costOf(estimate - request.maxOutputTokens, price.input) +
               costOf(request.maxOutputTokens, price.output);
-            const limit = usd(limits.max_cost_usd);
-            if (counters.costUsd + next > limit) {
+            if (counters.costUsd + next > usd(limits.max_cost_usd)) {
               return stop(
                 "budget",
                 `the next call could cost $${formatUsd(next)}; with $${
                   formatUsd(counters.costUsd)
-                } spent that ` +
-                  `passes max_cost_usd ${limits.max_cost_usd}`,
+                } spent ` +
+                  `that passes max_cost_usd ${limits.max_cost_usd}`,
               );
             }
           }
 
-          context.record([{ kind: "model.request", payload: { step, ...recordRequest(request) } }]);
+          context.record([{
+            kind: "model.request",
+            payload: { step, ...requests.record(request) },
+          }]);
+          await crash("before-model", step);
           let response: ModelResponse;
           try {
-            response = await model.complete(request, { signal: toolContext.signal });
+            response = await model.complete(request, { signal });
           } catch (error) {
             if (context.signal.aborted) throw context.signal.reason;
-            if (deadline.signal.aborted) {
-              return stop(
-                "timeout",
-                `the model call was still running at timeout_s ${limits.timeout_s}`,
-              );
-            }
+            if (deadline.signal.aborted) return timedOut("the model call");
             throw error;
           }
           const cost = price ? costOfUsage(price, response.usage) : null;
@@ -209,6 +222,7 @@ export function loopAgent(options: LoopAgentOptions): Agent {
             kind: "model.response",
             payload: { step, response, cost_usd: cost === null ? null : formatUsd(cost, 12) },
           }]);
+          await crash("after-response", step);
 
           if (response.toolCalls.length === 0) {
             if (response.finish === "refusal") return stop("refused", firstLine(response.content));
@@ -223,7 +237,14 @@ export function loopAgent(options: LoopAgentOptions): Agent {
           let finished = false;
           for (const [index, call] of response.toolCalls.entries()) {
             counters.toolCalls++;
-            const result = await runCall(call, step, index);
+            let result: ToolResult;
+            try {
+              result = await runCall(call, step, index);
+            } catch (error) {
+              if (context.signal.aborted) throw context.signal.reason;
+              if (deadline.signal.aborted) return timedOut(`the ${call.name} call`);
+              throw error;
+            }
             messages = [...messages, {
               role: "tool",
               toolCallId: call.id,
@@ -232,9 +253,6 @@ export function loopAgent(options: LoopAgentOptions): Agent {
               isError: result.isError,
             }];
             if (result.finish) finished = true;
-            if (deadline.signal.aborted) {
-              return stop("timeout", `a tool was still running at timeout_s ${limits.timeout_s}`);
-            }
           }
           if (finished) {
             counters.finished = true;
@@ -255,6 +273,7 @@ export function loopAgent(options: LoopAgentOptions): Agent {
               tool: call.name,
               content: result.content,
               is_error: result.isError,
+              ...(result.finish ? { finish: true } : {}),
               ...extra,
             },
           }]);
@@ -319,9 +338,57 @@ export function loopAgent(options: LoopAgentOptions): Agent {
             idempotent: tool.idempotent,
           },
         }]);
-        const result = await tool.run(args, toolContext);
-        return answer(result, { idempotency_key: key });
+        let ran = false;
+        const { cached, outcome_unknown, ...result } = await runTool(
+          { tool, args, key, step },
+          () => {
+            ran = true;
+            return tool.run(args, toolContext);
+          },
+        );
+        if (ran) await crash("mid-tool", step);
+        const extra: Record<string, unknown> = { idempotency_key: key };
+        if (cached) extra.cached = true;
+        if (outcome_unknown) extra.outcome_unknown = true;
+        answer(result, extra);
+        if (ran && tool.mutates && context.snapshot) {
+          context.record([{
+            kind: "workspace.snapshot",
+            payload: { step, call_id: call.id, root: await context.snapshot() },
+          }]);
+        }
+        if (ran) await crash("after-result", step);
+        return result;
       }
+    },
+  };
+}
+
+/**
+ * Records requests part by part: the system prompt, the tool schemas and each message go to the
+ * blob store once, and each request event names only the message hashes that are new since the
+ * previous request (`prefix` says how many it shares).
+ */
+function requestRecorder(context: AgentContext) {
+  const stored = new Set<string>();
+  const fingerprinter = new RequestFingerprinter();
+  const store = (hash: string, text: () => string) => {
+    if (stored.has(hash)) return;
+    if (context.storeBlob(text()) !== hash) throw new Error("a request part changed while stored");
+    stored.add(hash);
+  };
+  return {
+    record(request: ModelRequest): Record<string, unknown> {
+      const { fingerprint, manifest, prefix } = fingerprinter.fingerprint(request);
+      store(manifest.system, () => canonicalJson(request.system));
+      store(manifest.tools, () => canonicalJson(request.tools));
+      for (let index = prefix; index < request.messages.length; index++) {
+        store(manifest.messages[index], () => canonicalJson(request.messages[index]));
+      }
+      return {
+        fingerprint,
+        request: { ...manifest, prefix, messages: manifest.messages.slice(prefix) },
+      };
     },
   };
 }
@@ -330,12 +397,12 @@ function firstLine(text: string): string {
   return text.split("\n")[0].slice(0, 200);
 }
 
-/** An abort signal for the task's deadline, on a real timer (the clock only says how far it is). */
-function deadlineSignal(context: AgentContext): { signal: AbortSignal; dispose(): void } {
+/** An abort signal for the task's deadline, on a real timer. */
+function deadlineSignal(timeoutMs: number): { signal: AbortSignal; dispose(): void } {
   const controller = new AbortController();
   const timer = setTimeout(
     () => controller.abort(new Error("the task's deadline passed")),
-    Math.max(0, context.deadline - context.clock.monotonic()),
+    Math.max(0, timeoutMs),
   );
   return { signal: controller.signal, dispose: () => clearTimeout(timer) };
 }

@@ -35,9 +35,8 @@ export const oracleAgent: Agent = {
       throw new UsageError(`${task.dir} has no solution/ folder, which the oracle agent applies`);
     }
     const tar = packTar(await readTree(join(task.dir, "solution")));
-    const timeoutMs = Math.max(1, context.deadline - context.clock.monotonic());
     const result = await context.container.exec(APPLY_SOLUTION, {
-      timeoutMs,
+      timeoutMs: context.timeoutMs,
       stdin: tar,
       signal: context.signal,
     });

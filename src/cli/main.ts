@@ -11,6 +11,8 @@ import { VERSION } from "../core/version.ts";
 import type { Command, CommandContext, OptionSpec, OptionValues } from "./command.ts";
 import { notBuilt } from "./commands/not_built.ts";
 import { evalCommand } from "./commands/eval.ts";
+import { replayCommand } from "./commands/replay.ts";
+import { resumeCommand } from "./commands/resume.ts";
 import { tasksCheckCommand, tasksListCommand } from "./commands/tasks.ts";
 import { verifyCommand } from "./commands/verify.ts";
 import type { Io } from "./io.ts";
@@ -20,8 +22,8 @@ export const COMMANDS: readonly Command[] = [
   evalCommand,
   tasksCheckCommand,
   tasksListCommand,
-  notBuilt("resume", "RUN", "finish an interrupted run from its checkpoints"),
-  notBuilt("replay", "SESSION|RUN", "re-drive recorded sessions; report the first divergence"),
+  resumeCommand,
+  replayCommand,
   verifyCommand,
   notBuilt("stats", "RUN...", "per-task and overall statistics"),
   notBuilt("compare", "BASE CAND", "paired comparison; with --gate, pass or fail closed"),

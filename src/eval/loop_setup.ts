@@ -22,6 +22,9 @@ import { DEFAULT_POLICY } from "../policy/default_policy.ts";
 import type { Policy } from "../policy/policy.ts";
 import { loadPolicy } from "../policy/policy_file.ts";
 import type { Task } from "../task/task.ts";
+import { BUILTIN_TOOLS } from "../tools/builtin_tools.ts";
+import type { SessionDriver } from "./session_driver.ts";
+import type { CrashHook } from "./trial.ts";
 
 /** What the user chose for the loop agent. */
 export interface LoopChoices {
@@ -41,6 +44,10 @@ export interface LoopChoices {
   clock: Clock;
   /** Retry bounds (tests shorten them). */
   retry?: RetryPolicy;
+  /** What the scripted model's crash knob does at its point (print, then die). */
+  onCrash?: (point: string, step: number) => Promise<void>;
+  /** Building it for replay: no model will be called, so no key is needed. */
+  forReplay?: boolean;
 }
 
 /** The assembled agent and what the run records about it. */
@@ -51,6 +58,12 @@ export interface LoopSetup {
   model: string;
   /** Settings that shape trajectories, without secrets: recorded and part of the run id. */
   settings: Record<string, unknown>;
+  /** The crash knob's hook, for the trial's own crash point (`grading`). */
+  crash?: CrashHook;
+  /** The same agent, following a recorded session first (resume). */
+  following?(driver: SessionDriver): Agent;
+  /** The same agent answered only by a record (replay); `liveTools` runs the tools for real. */
+  replaying?(driver: SessionDriver, liveTools: boolean): Agent;
 }
 
 /**
@@ -141,16 +154,45 @@ export async function setupLoopAgent(
   const settings: Record<string, unknown> = {
     base_url: baseUrl === null ? null : withoutCredentials(baseUrl),
     policy: choices.policyFile ?? "default",
+    prices_file: choices.pricesFile ?? null,
     prices_sha256: pricesDigest,
     cost: choices.noCost ? "unknown" : "priced",
+    tools: BUILTIN_TOOLS.map((tool) => tool.schema.name),
   };
-  const agent = loopAgent({
+  const knob = spec.kind === "scripted" ? spec.crash : null;
+  const onCrash = choices.onCrash;
+  const crash: CrashHook | undefined = knob && onCrash
+    ? (point, step, resumed) =>
+      !resumed && point === knob.point && (point === "grading" || step === knob.step)
+        ? onCrash(point, step)
+        : Promise.resolve()
+    : undefined;
+  const options = {
     createModel,
-    policyFor: (task) => taskPolicies.get(task.id) ?? override,
+    policyFor: (task: Task) => taskPolicies.get(task.id) ?? override,
     priceFor: () => price,
     counter: heuristicCounter,
-  });
-  return { agent, model, settings };
+    crash,
+  };
+  return {
+    agent: loopAgent(options),
+    model,
+    settings,
+    crash,
+    following: (driver) =>
+      loopAgent({
+        ...options,
+        createModel: async (context) => driver.wrapModel(await createModel(context)),
+        runTool: driver.runTool(true),
+      }),
+    replaying: (driver, liveTools) =>
+      loopAgent({
+        ...options,
+        crash: undefined,
+        createModel: () => Promise.resolve(driver.wrapModel(null)),
+        runTool: liveTools ? driver.compareTool : driver.runTool(false),
+      }),
+  };
 }
 
 /**

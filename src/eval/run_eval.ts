@@ -22,11 +22,19 @@ import type { Suite } from "../task/load_suite.ts";
 import type { Task } from "../task/task.ts";
 import { type Experiment, nextRunId, sessionId } from "./run_identity.ts";
 import { removeLeftovers, tryLockRun } from "./run_lock.ts";
-import { type StagedTask, stageTask } from "./staged_task.ts";
-import { runTrial, TrialInterrupted } from "./trial.ts";
+import { stageTask } from "./staged_task.ts";
+import {
+  type CrashHook,
+  type ResumePoint,
+  runTrial,
+  TrialInterrupted,
+  type TrialPlan,
+} from "./trial.ts";
 
 /** What to evaluate. */
 export interface EvalRequest {
+  /** The paths the suite was loaded from (recorded, so `resume` can load it again). */
+  paths: string[];
   /** The suite (for its digest). */
   suite: Suite;
   /** The selected tasks. */
@@ -71,6 +79,8 @@ export interface EvalDeps {
   waiveModelOnly?: boolean;
   /** An open store to use instead of `home/verdict.db`. */
   store?: Store;
+  /** Fault injection (the scripted model's crash knob). */
+  crash?: CrashHook;
 }
 
 /** How a run ended. */
@@ -117,6 +127,8 @@ export async function runEval(request: EvalRequest, deps: EvalDeps): Promise<Eva
         ...experiment,
         attempt,
         concurrency: request.concurrency,
+        paths: request.paths,
+        task_dirs: Object.fromEntries(tasks.map((task) => [task.id, task.dir])),
         categories: Object.fromEntries(tasks.map((task) => [task.id, task.manifest.category])),
       };
       const staged = await Promise.all(tasks.map(stageTask));
@@ -156,12 +168,18 @@ export async function writeRunFiles(runDir: string, results: Results): Promise<v
   await Deno.writeTextFile(join(runDir, "report.md"), renderMarkdown(results));
 }
 
-async function runPool(
-  plans: { run: string; session: string; staged: StagedTask; repeat: number }[],
-  request: EvalRequest,
+/**
+ * Runs trials, at most `concurrency` at once; `resumeFor` tells where an interrupted one picks
+ * up. Returns whether an interrupt stopped the run.
+ */
+export async function runPool(
+  plans: TrialPlan[],
+  settings: { seed: number; concurrency: number },
   deps: EvalDeps,
   store: Store,
+  resumeFor?: (plan: TrialPlan) => Promise<ResumePoint | undefined>,
 ): Promise<boolean> {
+  const request = settings;
   const rng = new SplitMix64(request.seed);
   let next = 0;
   let done = 0;
@@ -171,6 +189,7 @@ async function runPool(
     while (next < plans.length && !deps.signal.aborted) {
       const plan = plans[next++];
       try {
+        const resume = await resumeFor?.(plan);
         const { record, cleanup } = await runTrial(plan, {
           store,
           docker: deps.docker,
@@ -179,7 +198,8 @@ async function runPool(
           agent: deps.agent,
           signal: deps.signal,
           waiveModelOnly: deps.waiveModelOnly,
-        });
+          crash: deps.crash,
+        }, resume);
         cleanups.push(cleanup);
         deps.progress.trialFinished(record, ++done, plans.length);
       } catch (error) {

@@ -1,7 +1,8 @@
 /**
  * One trial: the agent works in a fresh container, the end state is sealed once every process in
  * it is frozen, and grading happens in a second fresh container. Everything is recorded in the
- * session's log; an infrastructure fault is never blamed on the agent.
+ * session's log; an infrastructure fault is never blamed on the agent. An interrupted trial
+ * picks up where its log ends (see `resume.ts`).
  *
  * @module
  */
@@ -16,7 +17,15 @@ import type { RunCounters } from "../grading/requirements.ts";
 import type { TrialRecord } from "../report/results.ts";
 import { AGENT_USER, type Container, startContainer } from "../sandbox/container.ts";
 import type { Docker } from "../sandbox/docker.ts";
-import { diffSnapshots, sealEntries, storeSnapshot } from "../sandbox/snapshot.ts";
+import {
+  diffSnapshots,
+  loadSnapshot,
+  sealEntries,
+  type Snapshot,
+  snapshotTarEntries,
+  storeSnapshot,
+} from "../sandbox/snapshot.ts";
+import { packTar } from "../sandbox/tar.ts";
 import type { NewEvent } from "../store/event_log.ts";
 import type { Store } from "../store/store.ts";
 import type { StagedTask } from "./staged_task.ts";
@@ -32,6 +41,9 @@ export interface TrialPlan {
   /** The repeat index. */
   repeat: number;
 }
+
+/** A named point where a crash can be injected; `grading` is the trial's own. */
+export type CrashHook = (point: string, step: number, resumed: boolean) => Promise<void>;
 
 /** What a trial needs from its run. */
 export interface TrialDeps {
@@ -49,7 +61,44 @@ export interface TrialDeps {
   signal: AbortSignal;
   /** Report requirements only a model can meet without failing on them (tasks check). */
   waiveModelOnly?: boolean;
+  /** Fault injection (the scripted model's crash knob). */
+  crash?: CrashHook;
 }
+
+/** Where an interrupted trial picks up, worked out from its log by `resume.ts`. */
+export type ResumePoint =
+  | {
+    /** The agent had not stopped: it goes on, re-driven through its record first. */
+    phase: "agent";
+    /** The agent as resumed (answers from the record, then live). */
+    agent: Agent;
+    /** Filters what the resumed agent records: events already in the log are not written again. */
+    record: (append: (events: NewEvent[]) => void) => (events: NewEvent[]) => void;
+    /** The trial's container if it survived, else null. */
+    container: Container | null;
+    /** The workspace to restore into a new container. */
+    restoreRoot: string;
+    /** Agent time already used, in ms. */
+    elapsedMs: number;
+  }
+  | {
+    /** The agent had stopped: seal, then grade. */
+    phase: "seal";
+    /** How the agent ended. */
+    outcome: AgentOutcome;
+    /** The trial's container if it survived, else null. */
+    container: Container | null;
+    /** The workspace to seal when the container is gone. */
+    restoreRoot: string;
+  }
+  | {
+    /** The end state was sealed: grade it. */
+    phase: "grade";
+    /** How the agent ended. */
+    outcome: AgentOutcome;
+    /** The sealed end state. */
+    endRoot: string;
+  };
 
 /** The run was interrupted while this trial ran; the session stays unfinished. */
 export class TrialInterrupted extends Error {
@@ -72,21 +121,23 @@ export interface TrialOutcome {
 }
 
 /**
- * Runs one trial to a verdict and records it as the session's result.
+ * Runs one trial to a verdict and records it as the session's result; with `resume`, continues an
+ * interrupted one.
  *
  * @throws {TrialInterrupted} when the run is interrupted (the session is left unfinished).
  */
-export async function runTrial(plan: TrialPlan, deps: TrialDeps): Promise<TrialOutcome> {
+export async function runTrial(
+  plan: TrialPlan,
+  deps: TrialDeps,
+  resume?: ResumePoint,
+): Promise<TrialOutcome> {
   const { store, clock, docker } = deps;
   const { task, initial } = plan.staged;
   const manifest = task.manifest;
-  const record = (events: NewEvent[]) => void store.events.append(plan.session, events);
+  const record = (events: NewEvent[]) =>
+    void store.events.append(plan.session, events, clock.now());
   const started = clock.monotonic();
   store.runs.setSessionStatus(plan.session, "running");
-  record([{
-    kind: "trial.started",
-    payload: { task: task.id, repeat: plan.repeat, agent: deps.agent.name, image: manifest.image },
-  }]);
   const labels = (role: string) => ({
     "verdict.run": plan.run,
     "verdict.session": plan.session,
@@ -99,60 +150,114 @@ export async function runTrial(plan: TrialPlan, deps: TrialDeps): Promise<TrialO
     containers.push(starting.catch(() => undefined));
     return starting;
   };
+  const adopt = (container: Container) => containers.push(Promise.resolve(container));
+  const workdirName = posix.basename(manifest.workdir);
+  const restore = async (root: string) => {
+    const container = await start("agent", AGENT_USER);
+    const prefix = manifest.workdir.replace(/^\/+/, "");
+    await container.copyIn(
+      packTar(snapshotTarEntries(store.blobs, loadSnapshot(store.blobs, root), prefix), {
+        uid: 1000,
+        gid: 1000,
+      }),
+      "/",
+    );
+    return container;
+  };
 
-  let outcome: AgentOutcome | undefined;
+  let outcome: AgentOutcome | undefined = resume && resume.phase !== "agent"
+    ? resume.outcome
+    : undefined;
   let endRoot: string | null = null;
   let changedPaths = 0;
   let result: TrialRecord;
   try {
-    const agentContainer = await start("agent", AGENT_USER);
+    let agentContainer: Container | undefined;
+    if (resume === undefined) {
+      record([{
+        kind: "trial.started",
+        payload: {
+          task: task.id,
+          repeat: plan.repeat,
+          agent: deps.agent.name,
+          image: manifest.image,
+        },
+      }]);
+      agentContainer = await start("agent", AGENT_USER);
+    } else {
+      if (resume.phase !== "grade" && resume.container) adopt(resume.container);
+      if (resume.phase === "agent") {
+        agentContainer = resume.container ?? await restore(resume.restoreRoot);
+      }
+      if (resume.phase === "seal") agentContainer = resume.container ?? undefined;
+      record([{
+        kind: "trial.resumed",
+        payload: resume.phase === "grade" ? { phase: "grade", root: resume.endRoot } : {
+          phase: resume.phase,
+          container: resume.container ? "reused" : "restored",
+          root: resume.restoreRoot,
+        },
+      }]);
+    }
     // The grader starts while the agent works (it sees nothing until grading); starting both at
     // once would slow the agent's start, which is on every trial's critical path.
     const graderStarting = start("grader");
-    await agentContainer.copyIn(plan.staged.tar, "/");
-    storeSnapshot(store.blobs, initial);
-    record([{
-      kind: "workspace.staged",
-      payload: { root: initial.root, entries: initial.entries.length },
-    }]);
 
-    outcome = await deps.agent.run({
-      task,
-      session: plan.session,
-      container: agentContainer,
-      record,
-      storeBlob: (text) => store.blobs.putText(text),
-      clock,
-      rng: deps.rng,
-      deadline: clock.monotonic() + manifest.limits.timeout_s * 1000,
-      signal: deps.signal,
-    });
-    record([{
-      kind: "agent.stopped",
-      payload: {
-        stop_reason: outcome.stopReason,
-        detail: outcome.detail ?? null,
-        ...countersPayload(outcome.counters),
-      },
-    }]);
+    if (resume === undefined) {
+      await agentContainer!.copyIn(plan.staged.tar, "/");
+      storeSnapshot(store.blobs, initial);
+      record([{
+        kind: "workspace.staged",
+        payload: { root: initial.root, entries: initial.entries.length },
+      }]);
+    }
 
-    await agentContainer.pause(); // nothing it started may touch the workspace after it stopped
-    const final = sealEntries(
-      await agentContainer.copyOut(manifest.workdir),
-      posix.basename(manifest.workdir),
-    );
-    endRoot = storeSnapshot(store.blobs, final);
+    if (resume === undefined || resume.phase === "agent") {
+      const container = agentContainer!;
+      const agent = resume?.agent ?? deps.agent;
+      outcome = await agent.run({
+        task,
+        session: plan.session,
+        container,
+        record: resume ? resume.record(record) : record,
+        storeBlob: (text) => store.blobs.putText(text),
+        snapshot: async () =>
+          storeSnapshot(
+            store.blobs,
+            sealEntries(await container.copyOut(manifest.workdir), workdirName),
+          ),
+        clock,
+        rng: deps.rng,
+        timeoutMs: Math.max(0, manifest.limits.timeout_s * 1000 - (resume?.elapsedMs ?? 0)),
+        resumed: resume !== undefined,
+        signal: deps.signal,
+      });
+      record([{ kind: "agent.stopped", payload: outcomePayload(outcome) }]);
+    }
+
+    let final: Snapshot;
+    if (resume?.phase === "grade") final = loadSnapshot(store.blobs, resume.endRoot);
+    else if (agentContainer) {
+      await agentContainer.stop(); // nothing it started may touch the workspace after it stopped
+      final = sealEntries(await agentContainer.copyOut(manifest.workdir), workdirName);
+      storeSnapshot(store.blobs, final as ReturnType<typeof sealEntries>);
+    } else final = loadSnapshot(store.blobs, (resume as { restoreRoot: string }).restoreRoot);
+    endRoot = final.root;
     const changes = diffSnapshots(initial, final);
     changedPaths = changes.length;
-    record([{ kind: "end_state.sealed", payload: { root: endRoot, changes } }]);
+    if (resume?.phase !== "grade") {
+      record([{ kind: "end_state.sealed", payload: { root: endRoot, changes } }]);
+    }
 
+    const grader = await graderStarting;
+    await deps.crash?.("grading", 0, resume !== undefined);
     const graded = await grade({
       task,
       blobs: store.blobs,
       initial,
       final,
-      counters: outcome.counters,
-      grader: await graderStarting,
+      counters: outcome!.counters,
+      grader,
       waiveModelOnly: deps.waiveModelOnly,
       signal: deps.signal,
     });
@@ -243,8 +348,41 @@ function trialRecord(
   };
 }
 
-function countersPayload(counters: RunCounters): Record<string, unknown> {
-  return { ...counters, costUsd: counters.costUsd === null ? null : counters.costUsd.toString() };
+/** The `agent.stopped` payload: enough to rebuild the outcome on resume. */
+function outcomePayload(outcome: AgentOutcome): Record<string, unknown> {
+  const { costUsd, ...counters } = outcome.counters;
+  return {
+    stop_reason: outcome.stopReason,
+    detail: outcome.detail ?? null,
+    counters: { ...counters, cost_usd: costUsd === null ? null : costUsd.toString() },
+    tokens: outcome.tokens,
+  };
+}
+
+/**
+ * Rebuilds an agent's outcome from its `agent.stopped` payload.
+ *
+ * @example
+ * ```ts
+ * import { outcomeFromPayload } from "./trial.ts";
+ * const outcome = outcomeFromPayload({
+ *   stop_reason: "completed", detail: null, tokens: { input: 1, output: 2 },
+ *   counters: { steps: 1, toolCalls: 0, compactions: 0, deniedCalls: 0, totalTokens: 3, finished: true, resumed: false, cost_usd: "0" },
+ * });
+ * console.assert(outcome.counters.costUsd === 0n);
+ * ```
+ */
+export function outcomeFromPayload(payload: Record<string, unknown>): AgentOutcome {
+  const { cost_usd, ...counters } = payload.counters as Record<string, unknown>;
+  return {
+    stopReason: payload.stop_reason as AgentOutcome["stopReason"],
+    detail: (payload.detail as string | null) ?? undefined,
+    tokens: payload.tokens as AgentOutcome["tokens"],
+    counters: {
+      ...(counters as Omit<RunCounters, "costUsd">),
+      costUsd: cost_usd === null ? null : BigInt(cost_usd as string),
+    },
+  };
 }
 
 // The scripts' output (timings, dates) differs from run to run; it goes to the results, not the

@@ -1,8 +1,9 @@
 /**
- * A request's fingerprint: sha256 over the canonical JSON of its manifest, which names the system
- * prompt, the tool schemas and every message by their own sha256, plus the parameters. Two
- * requests with the same fingerprint are the same request. Message hashes are cached per message
- * object, so fingerprinting a long history costs one hash per new message.
+ * A request's fingerprint: a hash over its system prompt, tool schemas, parameters and messages,
+ * each part named by the sha256 of its canonical JSON and the messages chained in order
+ * (`link_i = sha256(link_{i-1} + message_i)`). Two requests with the same fingerprint are the
+ * same request. A {@linkcode RequestFingerprinter} keeps the chain of the previous request, so a
+ * request that extends it costs one hash per new message, however long the history.
  *
  * @module
  */
@@ -10,23 +11,11 @@ import { canonicalJson } from "../core/canonical_json.ts";
 import { type Sha256Hex, sha256Hex } from "../core/hash.ts";
 import type { Message, ModelRequest, ToolSchema } from "./model.ts";
 
-/** A request named by the hashes of its parts. */
-export interface RequestManifest {
-  /** sha256 of the system prompt's canonical JSON. */
-  system: Sha256Hex;
-  /** sha256 of the tool schemas' canonical JSON. */
-  tools: Sha256Hex;
-  /** The output budget. */
-  max_output_tokens: number;
-  /** sha256 of each message's canonical JSON, in order. */
-  messages: Sha256Hex[];
-}
-
 const messageHashes = new WeakMap<Message, Sha256Hex>();
 const toolHashes = new WeakMap<readonly ToolSchema[], Sha256Hex>();
 
 /**
- * The canonical JSON of a message and its hash (cached per message object).
+ * The sha256 of a message's canonical JSON (cached per message object).
  *
  * @example
  * ```ts
@@ -44,7 +33,7 @@ export function messageHash(message: Message): Sha256Hex {
   return hash;
 }
 
-/** The hash of a tool list (cached per array). */
+/** The sha256 of a tool list's canonical JSON (cached per array). */
 export function toolsHash(tools: readonly ToolSchema[]): Sha256Hex {
   let hash = toolHashes.get(tools);
   if (hash === undefined) {
@@ -54,27 +43,85 @@ export function toolsHash(tools: readonly ToolSchema[]): Sha256Hex {
   return hash;
 }
 
-/**
- * A request's manifest.
- *
- * @example
- * ```ts
- * import { requestManifest } from "./fingerprint.ts";
- * const manifest = requestManifest({ system: "s", messages: [], tools: [], maxOutputTokens: 10 });
- * console.assert(manifest.messages.length === 0 && manifest.max_output_tokens === 10);
- * ```
- */
-export function requestManifest(request: ModelRequest): RequestManifest {
-  return {
-    system: sha256Hex(canonicalJson(request.system)),
-    tools: toolsHash(request.tools),
-    max_output_tokens: request.maxOutputTokens,
-    messages: request.messages.map(messageHash),
-  };
+/** A request named by the hashes of its parts. */
+export interface RequestManifest {
+  /** sha256 of the system prompt's canonical JSON. */
+  system: Sha256Hex;
+  /** sha256 of the tool schemas' canonical JSON. */
+  tools: Sha256Hex;
+  /** The output budget. */
+  max_output_tokens: number;
+  /** sha256 of each message's canonical JSON, in order. */
+  messages: Sha256Hex[];
+}
+
+/** A request fingerprinted. */
+export interface Fingerprinted {
+  /** The fingerprint. */
+  fingerprint: Sha256Hex;
+  /** The parts' hashes. */
+  manifest: RequestManifest;
+  /** How many leading messages it shares with the previous request. */
+  prefix: number;
 }
 
 /**
- * The fingerprint of a request.
+ * Fingerprints a sequence of requests, reusing what each shares with the one before.
+ *
+ * @example
+ * ```ts
+ * import { RequestFingerprinter } from "./fingerprint.ts";
+ * const fingerprinter = new RequestFingerprinter();
+ * const first = { system: "s", messages: [{ role: "user" as const, content: "x" }], tools: [], maxOutputTokens: 5 };
+ * const a = fingerprinter.fingerprint(first);
+ * const b = fingerprinter.fingerprint({ ...first, messages: [...first.messages, { role: "user" as const, content: "y" }] });
+ * console.assert(b.prefix === 1 && a.fingerprint !== b.fingerprint);
+ * ```
+ */
+export class RequestFingerprinter {
+  #messages: Message[] = [];
+  #hashes: Sha256Hex[] = [];
+  #chain: Sha256Hex[] = [];
+  #system = "";
+  #systemHash = "";
+
+  /** Fingerprints the next request. */
+  fingerprint(request: ModelRequest): Fingerprinted {
+    const messages = request.messages;
+    let prefix = 0;
+    while (
+      prefix < this.#messages.length && prefix < messages.length &&
+      (this.#messages[prefix] === messages[prefix] ||
+        this.#hashes[prefix] === messageHash(messages[prefix]))
+    ) prefix++;
+    this.#messages.length = this.#hashes.length = this.#chain.length = prefix;
+    for (let index = prefix; index < messages.length; index++) {
+      const hash = messageHash(messages[index]);
+      this.#messages.push(messages[index]);
+      this.#hashes.push(hash);
+      this.#chain.push(sha256Hex(`${this.#chain[index - 1] ?? ""}${hash}`));
+    }
+    if (request.system !== this.#system || this.#systemHash === "") {
+      this.#system = request.system;
+      this.#systemHash = sha256Hex(canonicalJson(request.system));
+    }
+    const manifest = {
+      system: this.#systemHash,
+      tools: toolsHash(request.tools),
+      max_output_tokens: request.maxOutputTokens,
+      messages: [...this.#hashes],
+    };
+    const fingerprint = sha256Hex(
+      `verdict.request/1\n${manifest.system}\n${manifest.tools}\n${manifest.max_output_tokens}\n${
+        this.#chain.at(-1) ?? ""
+      }`,
+    );
+    return { fingerprint, manifest, prefix };
+  }
+}
+
+/**
+ * The fingerprint of one request on its own.
  *
  * @example
  * ```ts
@@ -84,5 +131,5 @@ export function requestManifest(request: ModelRequest): RequestManifest {
  * ```
  */
 export function fingerprint(request: ModelRequest): Sha256Hex {
-  return sha256Hex(`verdict.request/1\n${canonicalJson(requestManifest(request))}`);
+  return new RequestFingerprinter().fingerprint(request).fingerprint;
 }

@@ -6,9 +6,26 @@
  */
 import { UsageError } from "../core/errors.ts";
 
+/** Where the scripted model's crash knob stops the process: a point, at a step. */
+export interface CrashKnob {
+  /** `before-model`, `after-response`, `mid-tool`, `after-result` or `grading`. */
+  point: string;
+  /** The step (ignored for `grading`). */
+  step: number;
+}
+
+/** The points a crash knob may name. */
+export const CRASH_POINTS: readonly string[] = [
+  "before-model",
+  "after-response",
+  "mid-tool",
+  "after-result",
+  "grading",
+];
+
 /** A parsed model spec. */
 export type ModelSpec =
-  | { kind: "scripted"; faults: number }
+  | { kind: "scripted"; faults: number; crash: CrashKnob | null }
   | { kind: "openai"; model: string }
   | { kind: "anthropic"; model: string }
   | { kind: "replay"; source: string };
@@ -54,7 +71,7 @@ export function parseModelSpec(text: string): ModelSpec {
 }
 
 function parseScripted(knobs: string, text: string): ModelSpec {
-  const spec = { kind: "scripted" as const, faults: 0 };
+  const spec = { kind: "scripted" as const, faults: 0, crash: null as CrashKnob | null };
   if (knobs === "") return spec;
   for (const knob of knobs.split(",")) {
     const [name, value] = knob.split("=", 2);
@@ -66,8 +83,23 @@ function parseScripted(knobs: string, text: string): ModelSpec {
         );
       }
       spec.faults = faults;
+    } else if (name === "crash") {
+      const match = /^([a-z-]+)(?:@(\d+))?$/.exec(value ?? "");
+      if (
+        !match || !CRASH_POINTS.includes(match[1]) ||
+        (match[1] !== "grading" && match[2] === undefined)
+      ) {
+        throw new UsageError(
+          `--model ${text}: crash takes POINT@STEP (POINT one of ${
+            CRASH_POINTS.join(", ")
+          }; grading needs no step)`,
+        );
+      }
+      spec.crash = { point: match[1], step: Number(match[2] ?? 0) };
     } else {
-      throw new UsageError(`--model ${text}: unknown knob '${name}'; scripted takes faults=X`);
+      throw new UsageError(
+        `--model ${text}: unknown knob '${name}'; scripted takes faults=X and crash=POINT@STEP`,
+      );
     }
   }
   return spec;
@@ -80,13 +112,24 @@ function parseScripted(knobs: string, text: string): ModelSpec {
  * @example
  * ```ts
  * import { formatModelSpec } from "./model_spec.ts";
- * console.assert(formatModelSpec({ kind: "scripted", faults: 0 }) === "scripted");
+ * console.assert(formatModelSpec({ kind: "scripted", faults: 0, crash: null }) === "scripted");
  * ```
  */
 export function formatModelSpec(spec: ModelSpec): string {
   switch (spec.kind) {
-    case "scripted":
-      return spec.faults > 0 ? `scripted:faults=${spec.faults}` : "scripted";
+    case "scripted": {
+      const knobs = [
+        ...(spec.faults > 0 ? [`faults=${spec.faults}`] : []),
+        ...(spec.crash
+          ? [
+            `crash=${spec.crash.point}${
+              spec.crash.point === "grading" ? "" : `@${spec.crash.step}`
+            }`,
+          ]
+          : []),
+      ];
+      return knobs.length > 0 ? `scripted:${knobs.join(",")}` : "scripted";
+    }
     case "openai":
     case "anthropic":
       return `${spec.kind}:${spec.model}`;

@@ -278,9 +278,25 @@ export class Container {
     return parseTar(result.stdout);
   }
 
-  /** Freezes every process in the container (nothing runs until it is removed). */
-  async pause(): Promise<void> {
-    await this.#docker.text(["pause", this.id]);
+  /**
+   * Stops every process in the container for good: `docker kill` ends its init, and with it every
+   * process in its PID namespace. Files can still be copied out. Already stopped is fine.
+   *
+   * (Not `docker pause`: a cgroup-v1 freezer that catches a `docker exec` half started leaves
+   * the container wedged, so that not even `docker rm --force` returns.)
+   */
+  async stop(): Promise<void> {
+    const killed = await this.#docker.run(["kill", this.id]);
+    if (killed.code !== 0 && !/is not running/i.test(killed.stderr)) {
+      throw new InfrastructureError(
+        `could not stop container ${this.id.slice(0, 12)}: ${firstLine(killed.stderr)}`,
+      );
+    }
+  }
+
+  /** Lets a paused container run again. */
+  async unpause(): Promise<void> {
+    await this.#docker.text(["unpause", this.id]);
   }
 
   /** Removes the container with everything still running in it. Already gone is fine. */
@@ -336,6 +352,33 @@ export async function removeLabelled(docker: Docker, label: string): Promise<num
     .split("\n").filter((id) => id !== "");
   if (ids.length > 0) await docker.run(["rm", "--force", "--volumes", ...ids]);
   return ids.length;
+}
+
+/**
+ * Containers carrying every one of the labels, with their state (`running`, `paused`, `exited`...).
+ *
+ * @example
+ * ```ts
+ * import { Docker } from "./docker.ts";
+ * import { findLabelled } from "./container.ts";
+ * console.log(await findLabelled(new Docker({ PATH: "/usr/bin:/bin" }), ["verdict.session=abc"]));
+ * ```
+ */
+export async function findLabelled(
+  docker: Docker,
+  labels: readonly string[],
+): Promise<{ id: string; state: string }[]> {
+  const text = await docker.text([
+    "ps",
+    "--all",
+    ...labels.flatMap((label) => ["--filter", `label=${label}`]),
+    "--format",
+    "{{.ID}} {{.State}}",
+  ]);
+  return text.split("\n").filter((line) => line !== "").map((line) => {
+    const [id, state] = line.split(" ");
+    return { id, state };
+  });
 }
 
 /**

@@ -36,6 +36,11 @@ export interface StoredEvent extends NewEvent {
   prevHash: Sha256Hex;
   /** sha256 over `prevHash` and this event's canonical form. */
   hash: Sha256Hex;
+  /**
+   * When it was appended (ms since the epoch, from the injected clock), or null. Metadata: not
+   * covered by the hash, so the same trajectory hashes the same whenever it ran.
+   */
+  at: number | null;
 }
 
 /** The raw columns of an event row: what the hash is computed over. */
@@ -54,6 +59,8 @@ export interface EventRow {
   prevHash: Sha256Hex;
   /** The stored hash. */
   hash: Sha256Hex;
+  /** When it was appended; not hashed. */
+  at?: number | null;
 }
 
 /**
@@ -81,7 +88,7 @@ export function genesisHash(session: string): Sha256Hex {
  * console.assert(hash.length === 64);
  * ```
  */
-export function eventHash(row: Omit<EventRow, "hash">): Sha256Hex {
+export function eventHash(row: Omit<EventRow, "hash" | "at">): Sha256Hex {
   const body = `{"kind":${JSON.stringify(row.kind)},"payload":${row.payload},"refs":${row.refs},` +
     `"seq":${row.seq},"session":${JSON.stringify(row.session)}}`;
   return sha256Hex(`${row.prevHash}\n${body}`);
@@ -116,18 +123,18 @@ export class EventLog {
       "SELECT seq, hash FROM events WHERE session_id = ? ORDER BY seq DESC LIMIT 1",
     );
     this.#insert = db.prepare(
-      "INSERT INTO events (session_id, seq, kind, payload, refs, prev_hash, hash) VALUES (?, ?, ?, ?, ?, ?, ?)",
+      "INSERT INTO events (session_id, seq, kind, payload, refs, prev_hash, hash, at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
     );
     this.#select = db.prepare(
-      "SELECT session_id, seq, kind, payload, refs, prev_hash, hash FROM events WHERE session_id = ? AND seq >= ? ORDER BY seq",
+      "SELECT session_id, seq, kind, payload, refs, prev_hash, hash, at FROM events WHERE session_id = ? AND seq >= ? ORDER BY seq",
     );
   }
 
   /**
    * Appends events to a session's log in one transaction: all of them are committed, or none.
-   * Returns them as stored.
+   * `at` stamps them with the time (metadata, outside the hash). Returns them as stored.
    */
-  append(session: string, events: readonly NewEvent[]): StoredEvent[] {
+  append(session: string, events: readonly NewEvent[], at: number | null = null): StoredEvent[] {
     return transaction(this.#db, () => {
       let { seq, hash: prevHash } = this.head(session);
       const stored: StoredEvent[] = [];
@@ -135,8 +142,8 @@ export class EventLog {
         seq++;
         const { payload, refs } = this.#externalize(event.payload);
         const hash = eventHash({ session, seq, kind: event.kind, payload, refs, prevHash });
-        this.#insert.run(session, seq, event.kind, payload, refs, prevHash, hash);
-        stored.push({ session, seq, kind: event.kind, payload: event.payload, prevHash, hash });
+        this.#insert.run(session, seq, event.kind, payload, refs, prevHash, hash, at);
+        stored.push({ session, seq, kind: event.kind, payload: event.payload, prevHash, hash, at });
         prevHash = hash;
       }
       return stored;
@@ -158,6 +165,7 @@ export class EventLog {
       refs: row.refs,
       prevHash: row.prev_hash,
       hash: row.hash,
+      at: row.at,
     }));
   }
 
@@ -175,6 +183,7 @@ export class EventLog {
       payload,
       prevHash: row.prevHash,
       hash: row.hash,
+      at: row.at ?? null,
     };
   }
 

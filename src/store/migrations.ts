@@ -59,6 +59,11 @@ export const MIGRATIONS: readonly Migration[] = [
       ) WITHOUT ROWID;
     `,
   },
+  {
+    version: 2,
+    name: "when each event was appended (metadata outside the hash chain)",
+    sql: "ALTER TABLE events ADD COLUMN at INTEGER",
+  },
 ];
 
 /** The newest schema version this Verdict knows. */

@@ -1,6 +1,6 @@
 /**
  * Running a tool's script in the container with the workdir and arguments passed as environment
- * variables (never spliced into the script text), within the time the task has left.
+ * variables (never spliced into the script text), stopped by the task's deadline.
  *
  * @module
  */
@@ -10,7 +10,10 @@ import type { ToolContext } from "./tool.ts";
 /** The longest any single file tool may take. */
 const FILE_TOOL_TIMEOUT_MS = 60_000;
 
-/** Runs a tool script; `env` values reach it as `$VERDICT_*` variables. */
+/**
+ * Runs a tool script; `env` values reach it as `$VERDICT_*` variables.
+ * @throws the signal's reason when the deadline or an interrupt stops it.
+ */
 export async function execTool(
   context: ToolContext,
   script: string,
@@ -18,10 +21,7 @@ export async function execTool(
   options: { stdin?: Uint8Array; timeoutMs?: number } = {},
 ): Promise<ExecResult> {
   const result = await context.container.exec(script, {
-    timeoutMs: Math.max(
-      1,
-      Math.min(options.timeoutMs ?? FILE_TOOL_TIMEOUT_MS, context.remainingMs()),
-    ),
+    timeoutMs: options.timeoutMs ?? FILE_TOOL_TIMEOUT_MS,
     stdin: options.stdin,
     env: { VERDICT_WORKDIR: context.task.manifest.workdir.replace(/\/+$/, ""), ...env },
     signal: context.signal,

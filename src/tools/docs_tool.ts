@@ -21,6 +21,7 @@ export const readDocsTool: Tool<{ page?: string }> = {
     },
   },
   idempotent: true,
+  mutates: false,
   args: z.strictObject({ page: z.string().optional() }),
   async run(args, context) {
     const pages = context.task.manifest.docs ?? [];

@@ -58,6 +58,7 @@ export const readFileTool: Tool<{ path: string; offset?: number; limit?: number 
     },
   },
   idempotent: true,
+  mutates: false,
   args: z.strictObject({
     path: z.string(),
     offset: z.number().int().min(1).optional(),
@@ -90,6 +91,7 @@ export const writeFileTool: Tool<{ path: string; content: string }> = {
     },
   },
   idempotent: true,
+  mutates: true,
   args: z.strictObject({ path: z.string(), content: z.string() }),
   async run(args, context) {
     return await writeText(args.path, args.content, context) ??
@@ -121,6 +123,7 @@ export const editFileTool: Tool<
     },
   },
   idempotent: false,
+  mutates: true,
   args: z.strictObject({
     path: z.string(),
     old_text: z.string().min(1),
@@ -161,6 +164,7 @@ export const listDirTool: Tool<{ path?: string; depth?: number }> = {
     },
   },
   idempotent: true,
+  mutates: false,
   args: z.strictObject({
     path: z.string().optional(),
     depth: z.number().int().min(1).max(10).optional(),
@@ -205,6 +209,7 @@ export const searchTool: Tool<{ pattern: string; path?: string; glob?: string }>
     },
   },
   idempotent: true,
+  mutates: false,
   args: z.strictObject({
     pattern: z.string().min(1),
     path: z.string().optional(),

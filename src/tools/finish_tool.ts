@@ -18,6 +18,7 @@ export const finishTool: Tool<{ summary?: string }> = {
     },
   },
   idempotent: true,
+  mutates: false,
   args: z.strictObject({ summary: z.string().optional() }),
   run() {
     return Promise.resolve({ content: "finished", isError: false, finish: true });

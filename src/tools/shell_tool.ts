@@ -28,15 +28,13 @@ export const shellTool: Tool<{ command: string; timeout_s?: number }> = {
     },
   },
   idempotent: false,
+  mutates: true,
   args: z.strictObject({
     command: z.string().min(1),
     timeout_s: z.number().int().min(1).max(3600).optional(),
   }),
   async run(args, context) {
-    const timeoutMs = Math.max(
-      1,
-      Math.min((args.timeout_s ?? DEFAULT_TIMEOUT_S) * 1000, context.remainingMs()),
-    );
+    const timeoutMs = (args.timeout_s ?? DEFAULT_TIMEOUT_S) * 1000;
     const result = await context.container.exec(args.command, {
       timeoutMs,
       signal: context.signal,

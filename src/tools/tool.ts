@@ -15,9 +15,7 @@ export interface ToolContext {
   container: Container;
   /** The task (its workdir, its documentation pages). */
   task: Task;
-  /** The time left before the task's deadline, in ms. */
-  remainingMs(): number;
-  /** Aborts the tool (an interrupt). */
+  /** Aborts the tool: the task's deadline, or an interrupt. Its command is killed. */
   signal: AbortSignal;
 }
 
@@ -37,6 +35,8 @@ export interface Tool<A = Record<string, unknown>> {
   schema: ToolSchema;
   /** Whether running it twice has the same effect as running it once. */
   idempotent: boolean;
+  /** Whether it can change files (the workspace is then snapshotted after it runs). */
+  mutates: boolean;
   /** Validates the model's arguments. */
   args: z.ZodType<A>;
   /** Runs it. */

@@ -30,6 +30,7 @@ export const echoTool: AnyTool = {
     parameters: { type: "object", properties: { size: { type: "integer" } } },
   },
   idempotent: true,
+  mutates: false,
   args: z.strictObject({ size: z.number().int().optional() }),
   run: (args: { size?: number }) =>
     Promise.resolve({ content: "x".repeat(args.size ?? 10), isError: false }),
@@ -93,7 +94,8 @@ export async function runLoop(
     storeBlob: (text) => sha256Hex(text),
     clock,
     rng: new SplitMix64(1),
-    deadline: clock.monotonic() + (options.task?.manifest.limits.timeout_s ?? 600) * 1000,
+    timeoutMs: (options.task?.manifest.limits.timeout_s ?? 600) * 1000,
+    resumed: false,
     signal: new AbortController().signal,
   });
   return { outcome, events, requests };

@@ -162,7 +162,8 @@ Deno.test("a model call still running at the task's deadline is aborted: timeout
     storeBlob: (text) => sha256Hex(text),
     clock: systemClock,
     rng: new SplitMix64(1),
-    deadline: systemClock.monotonic() + 1000,
+    timeoutMs: 1000,
+    resumed: false,
     signal: new AbortController().signal,
   });
   assert.equal(outcome.stopReason, "timeout");

@@ -29,6 +29,24 @@ Deno.test("verdict eval (loop agent, scripted model) passes every bundled task, 
     `cost ${budget.cost_usd}`,
   );
   assert.equal(results.run.model, "scripted");
+
+  // Every session replays identically from its record, with no model and no container; eight
+  // replays in parallel processes print byte-identical reports.
+  const replay = await runVerdict(["replay", results.run.id, "--home", home.path]);
+  assert.equal(replay.code, 0, replay.stdout + replay.stderr);
+  assert.match(
+    replay.stdout,
+    new RegExp(
+      `replay of run ${results.run.id}: identical \\(${results.trials.length} identical, 0 diverged, 0 skipped\\)`,
+    ),
+  );
+  const parallel = await Promise.all(
+    Array.from({ length: 8 }, () => runVerdict(["replay", results.run.id, "--home", home.path])),
+  );
+  for (const other of parallel) {
+    assert.equal(other.code, 0);
+    assert.equal(other.stdout, replay.stdout);
+  }
 });
 
 const FAULT_TASKS = [

@@ -149,7 +149,7 @@ Deno.test("the seal sees a chmod +x, a new symlink, an empty folder and a one-by
       { timeoutMs: 10_000 },
     );
     assert.equal(change.exitCode, 0, change.stderr);
-    await container.pause();
+    await container.stop();
     const after = sealEntries(await container.copyOut("/workspace"), "workspace");
     assert.notEqual(after.root, before.root);
     assert.deepEqual(diffSnapshots(before, after), [

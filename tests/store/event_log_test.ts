@@ -4,7 +4,7 @@ import { canonicalJson } from "../../src/core/canonical_json.ts";
 import { InputError } from "../../src/core/errors.ts";
 import { sha256Hex } from "../../src/core/hash.ts";
 import { BLOB_THRESHOLD_BYTES, eventHash, genesisHash } from "../../src/store/event_log.ts";
-import { LATEST_SCHEMA_VERSION } from "../../src/store/migrations.ts";
+import { LATEST_SCHEMA_VERSION, MIGRATIONS } from "../../src/store/migrations.ts";
 import { openStore, type Store } from "../../src/store/store.ts";
 import { scratchDir } from "../_verdict.ts";
 
@@ -126,7 +126,11 @@ Deno.test("migrations are recorded, run once, and a newer database is refused wi
   openStore(path).close();
   const store = openStore(path);
   const versions = store.db.prepare("SELECT version FROM schema_migrations ORDER BY version").all();
-  assert.deepEqual(versions.map((row) => row.version), [LATEST_SCHEMA_VERSION]);
+  assert.deepEqual(
+    versions.map((row) => row.version),
+    MIGRATIONS.map((migration) => migration.version),
+  );
+  assert.equal(MIGRATIONS.at(-1)!.version, LATEST_SCHEMA_VERSION);
   store.db.prepare("INSERT INTO schema_migrations (version, name) VALUES (?, 'from the future')")
     .run(
       LATEST_SCHEMA_VERSION + 1,

@@ -57,7 +57,7 @@ async function withWorkspace(
       "/",
     );
     await work(
-      { container, task, remainingMs: () => 60_000, signal: new AbortController().signal },
+      { container, task, signal: new AbortController().signal },
       container,
     );
   } finally {
@@ -163,7 +163,6 @@ Deno.test("read_docs serves only the task's listed pages", async () => {
   const context = {
     task,
     container: undefined as unknown as Container,
-    remainingMs: () => 1000,
     signal: new AbortController().signal,
   };
   const pages = task.manifest.docs!;

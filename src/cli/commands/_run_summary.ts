@@ -34,3 +34,22 @@ export function exitCodeOf(outcome: EvalOutcome): ExitCodeValue {
     ? ExitCode.infrastructure
     : ExitCode.yes;
 }
+
+/**
+ * What the scripted model's crash knob does: say where it stops on stderr, wait five seconds (so
+ * a test can send a real SIGKILL at exactly that point), then exit 137 as a killed process would,
+ * with no cleanup.
+ */
+export function crashProcess(
+  io: { err(text: string): void },
+): (point: string, step: number) => Promise<void> {
+  return async (point, step) => {
+    io.err(
+      `verdict: crash knob: the process stops at ${point}${
+        point === "grading" ? "" : ` of step ${step}`
+      }\n`,
+    );
+    await new Promise((resolve) => setTimeout(resolve, 5_000));
+    Deno.exit(137);
+  };
+}

@@ -15,7 +15,7 @@ import { type Command, HOME_OPTION, JSON_OPTION, type OptionValues } from "../co
 import { progressDisplay } from "../progress.ts";
 import { dockerFromEnv, withInterrupt } from "../runtime.ts";
 import { resolveHome } from "../state.ts";
-import { exitCodeOf, printSummary } from "./_run_summary.ts";
+import { crashProcess, exitCodeOf, printSummary } from "./_run_summary.ts";
 
 const FIXED_AGENTS: Record<string, Agent> = { oracle: oracleAgent, nop: nopAgent };
 
@@ -91,13 +91,15 @@ export const evalCommand: Command = {
         policyFile: stringOption(values, "policy"),
         env: (name) => io.env(name),
         clock: systemClock,
+        onCrash: crashProcess(io),
       }, tasks)
-      : { agent: FIXED_AGENTS[agentName], model: null, settings: null };
+      : { agent: FIXED_AGENTS[agentName], model: null, settings: null, crash: undefined };
     const json = values.json === true;
     const progress = progressDisplay(json ? io.err : io.out, io.isTerminal && !json, systemClock);
     const outcome = await withInterrupt(io, (signal) =>
       runEval(
         {
+          paths: positionals.length > 0 ? positionals : ["tasks"],
           suite,
           tasks,
           agent: agentName,
@@ -108,7 +110,14 @@ export const evalCommand: Command = {
           seed,
           home: resolveHome(values, io),
         },
-        { docker: dockerFromEnv(io), clock: systemClock, signal, progress, agent: setup.agent },
+        {
+          docker: dockerFromEnv(io),
+          clock: systemClock,
+          signal,
+          progress,
+          agent: setup.agent,
+          crash: setup.crash,
+        },
       ));
     progress.done();
     if (json) io.out(JSON.stringify(outcome.results, null, 2) + "\n");

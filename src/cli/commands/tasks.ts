@@ -62,6 +62,7 @@ export const tasksCheckCommand: Command = {
     const tasks = selectTasks(suite, (values.task as string[] | undefined) ?? []);
     const outcome = await withInterrupt(io, (signal) =>
       checkTasks({
+        paths: positionals.length > 0 ? positionals : ["tasks"],
         suite,
         tasks,
         concurrency: Number.isSafeInteger(concurrency) && concurrency > 0 ? concurrency : 4,

@@ -1,0 +1,123 @@
+/**
+ * `verdict replay SESSION|RUN`: re-drive recorded sessions and report the first divergence.
+ *
+ * @module
+ */
+import { ExitCode, UsageError } from "../../core/errors.ts";
+import { systemClock } from "../../core/system_clock.ts";
+import { setupLoopAgent } from "../../eval/loop_setup.ts";
+import { replaySession, type SessionReplay } from "../../eval/replay.ts";
+import type { RunConfig } from "../../eval/resume.ts";
+import type { SessionRecord } from "../../store/run_table.ts";
+import { type Command, HOME_OPTION, JSON_OPTION } from "../command.ts";
+import { dockerFromEnv } from "../runtime.ts";
+import { findRun, openExistingStore, resolveHome } from "../state.ts";
+
+/** The `replay` command. */
+export const replayCommand: Command = {
+  name: "replay",
+  summary:
+    "re-drive recorded sessions from their recorded model responses; report the first divergence",
+  args: "SESSION|RUN",
+  options: {
+    live: {
+      type: "boolean",
+      description: "run the tools again in a fresh container and compare their results",
+    },
+    ...JSON_OPTION,
+    ...HOME_OPTION,
+  },
+  positionals: { min: 1, max: 1 },
+  details: "Without --live no model is called and no container is started. Exits 0 when every\n" +
+    "session is identical, 1 naming the session, step, JSON path, expected and actual value.",
+  async run({ io, values, positionals }) {
+    const store = openExistingStore(resolveHome(values, io));
+    try {
+      const { run, sessions } = resolveTarget(store, positionals[0]);
+      const live = values.live === true;
+      const reports: SessionReplay[] = [];
+      for (const session of sessions) {
+        reports.push(
+          await replaySession(run, session, {
+            store,
+            live,
+            docker: live ? dockerFromEnv(io) : undefined,
+            loopSetup: (config: RunConfig, task) => {
+              const settings = config.settings ?? {};
+              return setupLoopAgent({
+                model: config.model ?? "scripted",
+                baseUrl: (settings.base_url as string | null) ?? undefined,
+                pricesFile: (settings.prices_file as string | null) ?? undefined,
+                noCost: settings.cost === "unknown",
+                policyFile: settings.policy === "default" ? undefined : settings.policy as string,
+                env: () => undefined,
+                clock: systemClock,
+                forReplay: true,
+              }, [task]);
+            },
+          }),
+        );
+      }
+      const diverged = reports.filter((report) => report.status === "diverged");
+      if (values.json) {
+        io.out(
+          JSON.stringify(
+            { run: run.id, identical: diverged.length === 0, sessions: reports },
+            null,
+            2,
+          ) + "\n",
+        );
+      } else {
+        for (const report of reports) io.out(describe(report));
+        const count = (status: string) =>
+          reports.filter((report) => report.status === status).length;
+        io.out(
+          `replay of run ${run.id}: ${diverged.length === 0 ? "identical" : "diverged"} ` +
+            `(${count("identical")} identical, ${count("diverged")} diverged, ${
+              count("skipped")
+            } skipped)\n`,
+        );
+      }
+      return diverged.length === 0 ? ExitCode.yes : ExitCode.no;
+    } finally {
+      store.close();
+    }
+  },
+};
+
+function describe(report: SessionReplay): string {
+  const name = `session ${report.session} (${report.task}#${report.repeat})`;
+  if (report.status === "identical") return `${name}: identical (${report.steps} steps)\n`;
+  if (report.status === "skipped") return `${name}: skipped: ${report.note}\n`;
+  const lines = [`${name}: diverged at step ${report.step}: ${report.reason}`];
+  if (report.difference) {
+    lines.push(
+      `  at request.${report.difference.path}`,
+      `  expected: ${report.difference.expected}`,
+      `  actual:   ${report.difference.actual}`,
+    );
+  }
+  return lines.join("\n") + "\n";
+}
+
+function resolveTarget(
+  store: ReturnType<typeof openExistingStore>,
+  id: string,
+): { run: ReturnType<typeof findRun>; sessions: SessionRecord[] } {
+  const session = store.runs.session(id) ??
+    store.runs.list().flatMap((run) => store.runs.sessions(run.id)).find((candidate) =>
+      candidate.id.startsWith(id)
+    );
+  if (session && (store.runs.get(id) === undefined)) {
+    return { run: store.runs.get(session.run)!, sessions: [session] };
+  }
+  try {
+    const run = findRun(store, id);
+    return { run, sessions: store.runs.sessions(run.id) };
+  } catch (error) {
+    if (error instanceof UsageError) {
+      throw new UsageError(`no session or run '${id}' in ${store.path}`);
+    }
+    throw error;
+  }
+}

@@ -1,0 +1,78 @@
+/**
+ * `verdict resume RUN`: finish an interrupted run.
+ *
+ * @module
+ */
+import { systemClock } from "../../core/system_clock.ts";
+import { setupLoopAgent } from "../../eval/loop_setup.ts";
+import { resumeRun } from "../../eval/resume.ts";
+import { type Command, HOME_OPTION, JSON_OPTION } from "../command.ts";
+import { progressDisplay } from "../progress.ts";
+import { dockerFromEnv, withInterrupt } from "../runtime.ts";
+import { findRun, openExistingStore, resolveHome } from "../state.ts";
+import { exitCodeOf, printSummary } from "./_run_summary.ts";
+
+/** The `resume` command. */
+export const resumeCommand: Command = {
+  name: "resume",
+  summary:
+    "finish an interrupted run: keep finished trials, continue the others from their last checkpoint",
+  args: "RUN",
+  options: {
+    model: {
+      type: "string",
+      valueName: "SPEC",
+      description: "must equal the run's model (checked, not changed)",
+    },
+    policy: {
+      type: "string",
+      valueName: "FILE",
+      description: "must equal the run's policy (checked, not changed)",
+    },
+    ...JSON_OPTION,
+    ...HOME_OPTION,
+  },
+  positionals: { min: 1, max: 1 },
+  details:
+    "The run continues with the model, policy, tools and tasks it was recorded with; if any of\n" +
+    "them changed, resume refuses (exit 2) and says what differs. Exit codes as for eval.",
+  async run({ io, values, positionals }) {
+    const home = resolveHome(values, io);
+    const store = openExistingStore(home);
+    try {
+      const run = findRun(store, positionals[0]);
+      const json = values.json === true;
+      const progress = progressDisplay(json ? io.err : io.out, io.isTerminal && !json, systemClock);
+      const outcome = await withInterrupt(io, (signal) =>
+        resumeRun(run, {
+          model: typeof values.model === "string" ? values.model : undefined,
+          policy: typeof values.policy === "string" ? values.policy : undefined,
+        }, {
+          store,
+          home,
+          docker: dockerFromEnv(io),
+          clock: systemClock,
+          signal,
+          progress,
+          loopSetup: (config, tasks) => {
+            const settings = config.settings ?? {};
+            return setupLoopAgent({
+              model: config.model ?? "scripted",
+              baseUrl: (settings.base_url as string | null) ?? undefined,
+              pricesFile: (settings.prices_file as string | null) ?? undefined,
+              noCost: settings.cost === "unknown",
+              policyFile: settings.policy === "default" ? undefined : settings.policy as string,
+              env: (name) => io.env(name),
+              clock: systemClock, // no crash knob: a resumed run is not interrupted again on purpose
+            }, tasks);
+          },
+        }));
+      progress.done();
+      if (json) io.out(JSON.stringify(outcome.results, null, 2) + "\n");
+      printSummary(json ? io.err : io.out, outcome);
+      return exitCodeOf(outcome);
+    } finally {
+      store.close();
+    }
+  },
+};

@@ -1,0 +1,190 @@
+/**
+ * `verdict replay SESSION|RUN`: re-drive recorded sessions with a model that answers a request
+ * only if its fingerprint equals the recorded one, and tool results taken from the record (no
+ * Docker needed); with `live`, the tools run again in a fresh container and their results must
+ * equal the recorded ones. The first difference is reported as the step, the JSON path, and the
+ * expected and actual values.
+ *
+ * @module
+ */
+import { RecordedClock } from "../core/clock.ts";
+import { sha256Hex } from "../core/hash.ts";
+import { type Difference, firstDifference } from "../core/first_difference.ts";
+import { SplitMix64 } from "../core/rng.ts";
+import type { ModelRequest } from "../model/model.ts";
+import { AGENT_USER, type Container, startContainer } from "../sandbox/container.ts";
+import type { Docker } from "../sandbox/docker.ts";
+import type { StoredEvent } from "../store/event_log.ts";
+import type { RunRecord, SessionRecord } from "../store/run_table.ts";
+import type { Store } from "../store/store.ts";
+import { loadTask } from "../task/load_task.ts";
+import type { LoopSetup } from "./loop_setup.ts";
+import type { RunConfig } from "./resume.ts";
+import { SessionDivergence, sessionDriver } from "./session_driver.ts";
+import { stageTask } from "./staged_task.ts";
+
+/** How one session replayed. */
+export interface SessionReplay {
+  /** The session. */
+  session: string;
+  /** Its task. */
+  task: string;
+  /** Its repeat. */
+  repeat: number;
+  /** `identical`, `diverged`, or `skipped` (not a loop session, or never reached the agent). */
+  status: "identical" | "diverged" | "skipped";
+  /** Model steps re-driven. */
+  steps: number;
+  /** For `diverged`: the step where it did. */
+  step?: number;
+  /** For `diverged`: why, in words. */
+  reason?: string;
+  /** For `diverged` on a request: the first differing field. */
+  difference?: Difference;
+  /** For `skipped`: why. */
+  note?: string;
+}
+
+/** What replay needs. */
+export interface ReplayDeps {
+  /** The state database. */
+  store: Store;
+  /** Builds the loop agent as recorded. */
+  loopSetup(config: RunConfig, task: Awaited<ReturnType<typeof loadTask>>): Promise<LoopSetup>;
+  /** The docker CLI, for `live`. */
+  docker?: Docker;
+  /** Run the tools again and compare their results. */
+  live: boolean;
+}
+
+/**
+ * Replays one session.
+ *
+ * @example
+ * ```ts
+ * // See tests/eval/replay_test.ts: replay needs a recorded run.
+ * import { replaySession } from "./replay.ts";
+ * console.assert(typeof replaySession === "function");
+ * ```
+ */
+export async function replaySession(
+  run: RunRecord,
+  session: SessionRecord,
+  deps: ReplayDeps,
+): Promise<SessionReplay> {
+  const base = { session: session.id, task: session.task, repeat: session.repeat, steps: 0 };
+  const config = run.config as unknown as RunConfig & { task_dirs?: Record<string, string> };
+  const events = deps.store.events.read(session.id);
+  if (config.agent !== "loop") {
+    return { ...base, status: "skipped", note: `the ${config.agent} agent has no model to replay` };
+  }
+  if (session.status !== "finished") {
+    return {
+      ...base,
+      status: "skipped",
+      note: "the session is unfinished: resume the run, then replay it",
+    };
+  }
+  if (!events.some((event) => event.kind === "loop.started")) {
+    return { ...base, status: "skipped", note: "the session never reached the agent" };
+  }
+  const dir = config.task_dirs?.[session.task];
+  if (dir === undefined) {
+    return { ...base, status: "skipped", note: "the run does not record its task folders" };
+  }
+  const task = await loadTask(dir);
+  const setup = await deps.loopSetup(config, task);
+  const driver = sessionDriver(events);
+  let container: Container | undefined;
+  try {
+    if (deps.live) {
+      const staged = await stageTask(task);
+      container = await startContainer(deps.docker!, {
+        image: task.manifest.image,
+        workdir: task.manifest.workdir,
+        network: task.manifest.network,
+        labels: { "verdict.replay": session.id },
+        user: AGENT_USER,
+      });
+      await container.copyIn(staged.tar, "/");
+    }
+    const outcome = await setup.replaying!(driver, deps.live).run({
+      task,
+      session: session.id,
+      container: container as Container,
+      record: () => {}, // a replay writes nothing
+      storeBlob: (text) => sha256Hex(text), // the parts are in the store already, or differ
+      clock: new RecordedClock([]),
+      rng: new SplitMix64(0),
+      timeoutMs: task.manifest.limits.timeout_s * 1000,
+      resumed: false,
+      signal: new AbortController().signal,
+    });
+    const recordedStop = driver.recorded.find((event) => event.kind === "loop.stopped");
+    const steps = outcome.counters.steps;
+    if (
+      steps !== driver.recordedSteps ||
+      (recordedStop && recordedStop.payload.stop_reason !== outcome.stopReason)
+    ) {
+      return {
+        ...base,
+        steps,
+        status: "diverged",
+        step: steps,
+        reason: `the replay stopped at step ${steps} (${outcome.stopReason}), the record ` +
+          `${
+            recordedStop
+              ? `stopped at step ${driver.recordedSteps} (${recordedStop.payload.stop_reason})`
+              : `goes on to step ${driver.recordedSteps}`
+          }`,
+      };
+    }
+    return { ...base, steps, status: "identical" };
+  } catch (error) {
+    if (!(error instanceof SessionDivergence)) throw error;
+    const difference = error.request
+      ? requestDifference(deps.store, events, error.step, error.request)
+      : undefined;
+    return {
+      ...base,
+      steps: error.step - 1,
+      status: "diverged",
+      step: error.step,
+      reason: error.message,
+      difference,
+    };
+  } finally {
+    await container?.remove().catch(() => undefined);
+  }
+}
+
+/** The recorded request of a step, rebuilt from its parts, compared with the replayed one. */
+function requestDifference(
+  store: Store,
+  events: StoredEvent[],
+  step: number,
+  actual: ModelRequest,
+): Difference | undefined {
+  let messages: string[] = [];
+  for (const event of events) {
+    if (event.kind !== "model.request") continue;
+    const request = event.payload.request as {
+      system: string;
+      tools: string;
+      max_output_tokens: number;
+      prefix: number;
+      messages: string[];
+    };
+    messages = [...messages.slice(0, request.prefix), ...request.messages];
+    if (event.payload.step !== step) continue;
+    const part = (hash: string) => JSON.parse(store.blobs.getText(hash));
+    const recorded = {
+      system: part(request.system),
+      tools: part(request.tools),
+      maxOutputTokens: request.max_output_tokens,
+      messages: messages.map(part),
+    };
+    return firstDifference(recorded, JSON.parse(JSON.stringify(actual)));
+  }
+  return undefined;
+}

@@ -1,0 +1,222 @@
+/**
+ * Re-driving a recorded session: the loop runs again from the start, and while the record lasts
+ * the model's answers and the tools' results come from it (each request's fingerprint checked
+ * against the recorded one), nothing already recorded is written twice, and nothing already done
+ * is done again. Resume uses it to continue a session live from where its record ends; replay uses
+ * it to check that a session reproduces.
+ *
+ * @module
+ */
+import type { PendingCall, RecordedResult } from "../agent/loop_agent.ts";
+import { RequestFingerprinter } from "../model/fingerprint.ts";
+import type { Model, ModelRequest, ModelResponse } from "../model/model.ts";
+import type { NewEvent, StoredEvent } from "../store/event_log.ts";
+import type { ToolResult } from "../tools/tool.ts";
+
+/** The events the loop writes for every step; the others (snapshots, retries) are side records. */
+export const STRUCTURAL_KINDS: ReadonlySet<string> = new Set([
+  "loop.started",
+  "context.compacted",
+  "model.request",
+  "model.response",
+  "policy.decision",
+  "tool.intent",
+  "tool.result",
+  "loop.stopped",
+]);
+
+/** What the model is told about a call the harness started and never saw finish. */
+export const OUTCOME_UNKNOWN =
+  "outcome unknown: the harness stopped while this call was running, so whether it took effect is unknown; check the state before relying on it";
+
+/** The re-driven session did something other than what its record says. */
+export class SessionDivergence extends Error {
+  /** The step where it diverged. */
+  readonly step: number;
+  /** The request the re-driven loop made, when the divergence is a request. */
+  readonly request?: ModelRequest;
+
+  /** Makes the error. */
+  constructor(step: number, message: string, request?: ModelRequest) {
+    super(message);
+    this.name = "SessionDivergence";
+    this.step = step;
+    this.request = request;
+  }
+}
+
+/** Hooks that make the loop follow a record. */
+export interface SessionDriver {
+  /** The events of the agent phase, as recorded. */
+  readonly recorded: StoredEvent[];
+  /** The number of model steps with a recorded response. */
+  readonly recordedSteps: number;
+  /** Wraps the model: recorded answers first (fingerprints checked), then `live`, if any. */
+  wrapModel(live: Model | null): Model;
+  /** Answers tool calls from the record; runs what the record does not cover (or refuses, without `live`). */
+  runTool(
+    live: boolean,
+  ): (call: PendingCall, run: () => Promise<ToolResult>) => Promise<RecordedResult>;
+  /** Runs each tool call for real and checks its result against the record (replay `--live`). */
+  compareTool(call: PendingCall, run: () => Promise<ToolResult>): Promise<RecordedResult>;
+  /** Wraps the session's appender so events already in the log are not written again. */
+  record(append: (events: NewEvent[]) => void): (events: NewEvent[]) => void;
+}
+
+/**
+ * A driver over a session's events (all of them, in order).
+ *
+ * @example
+ * ```ts
+ * import { sessionDriver } from "./session_driver.ts";
+ * const driver = sessionDriver([]);
+ * console.assert(driver.recordedSteps === 0);
+ * ```
+ */
+export function sessionDriver(events: readonly StoredEvent[]): SessionDriver {
+  const recorded = agentEvents(events);
+  const structural = recorded.filter((event) => STRUCTURAL_KINDS.has(event.kind));
+  const fingerprints = new Map<number, string>();
+  const responses = new Map<number, ModelResponse>();
+  const results = new Map<string, Record<string, unknown>>();
+  const intents = new Map<string, Record<string, unknown>>();
+  for (const event of recorded) {
+    const payload = event.payload;
+    if (event.kind === "model.request") {
+      fingerprints.set(payload.step as number, payload.fingerprint as string);
+    }
+    if (event.kind === "model.response") {
+      responses.set(payload.step as number, payload.response as ModelResponse);
+    }
+    if (event.kind === "tool.intent") intents.set(payload.idempotency_key as string, payload);
+    if (event.kind === "tool.result" && typeof payload.idempotency_key === "string") {
+      results.set(payload.idempotency_key, payload);
+    }
+  }
+  return {
+    recorded,
+    recordedSteps: responses.size,
+    wrapModel(live) {
+      let step = 0;
+      const fingerprinter = new RequestFingerprinter();
+      return {
+        spec: live?.spec ?? "replay",
+        remote: live?.remote ?? false,
+        async complete(request, options) {
+          step++;
+          const expected = fingerprints.get(step);
+          if (
+            expected !== undefined && fingerprinter.fingerprint(request).fingerprint !== expected
+          ) {
+            throw new SessionDivergence(
+              step,
+              `the request of step ${step} differs from the recorded one`,
+              request,
+            );
+          }
+          const answer = responses.get(step);
+          if (answer !== undefined) {
+            // A local model (scripted) is asked too, so its own state follows the record; a
+            // remote one is not called again for an answer already paid for.
+            if (live && !live.remote) await live.complete(request, options);
+            return answer;
+          }
+          if (live === null) {
+            throw new SessionDivergence(
+              step,
+              `the session asks for step ${step}, but the record ends after step ${step - 1}`,
+            );
+          }
+          return live.complete(request, options);
+        },
+      };
+    },
+    runTool(live) {
+      return (call, run) => {
+        const result = results.get(call.key);
+        if (result !== undefined) {
+          return Promise.resolve({
+            content: result.content as string,
+            isError: result.is_error as boolean,
+            ...(result.finish ? { finish: true } : {}),
+            cached: true,
+          });
+        }
+        if (!live) {
+          return Promise.reject(
+            new SessionDivergence(
+              call.step,
+              `the session calls ${call.tool.schema.name} (key ${call.key}), which the record does not hold`,
+            ),
+          );
+        }
+        if (intents.has(call.key) && !call.tool.idempotent) {
+          return Promise.resolve({
+            content: OUTCOME_UNKNOWN,
+            isError: true,
+            outcome_unknown: true,
+          });
+        }
+        return run();
+      };
+    },
+    async compareTool(call, run) {
+      const recordedResult = results.get(call.key);
+      if (recordedResult === undefined) {
+        throw new SessionDivergence(
+          call.step,
+          `the session calls ${call.tool.schema.name} (key ${call.key}), which the record does not hold`,
+        );
+      }
+      const result = await run();
+      for (
+        const [field, actual, expected] of [["content", result.content, recordedResult.content], [
+          "is_error",
+          result.isError,
+          recordedResult.is_error,
+        ]] as const
+      ) {
+        if (actual !== expected) {
+          throw new SessionDivergence(
+            call.step,
+            `the ${call.tool.schema.name} call ${recordedResult.call_id} returned a different ${field}:\n` +
+              `  expected: ${JSON.stringify(expected)}\n  actual:   ${JSON.stringify(actual)}`,
+          );
+        }
+      }
+      return result;
+    },
+    record(append) {
+      let index = 0;
+      return (batch) => {
+        const fresh: NewEvent[] = [];
+        for (const event of batch) {
+          if (index < structural.length && STRUCTURAL_KINDS.has(event.kind)) {
+            if (structural[index].kind !== event.kind) {
+              const step = (event.payload.step as number | undefined) ?? 0;
+              throw new SessionDivergence(
+                step,
+                `the re-driven session records ${event.kind} where the log has ${
+                  structural[index].kind
+                } (event ${structural[index].seq})`,
+              );
+            }
+            index++;
+            continue;
+          }
+          fresh.push(event);
+        }
+        if (fresh.length > 0) append(fresh);
+      };
+    },
+  };
+}
+
+/** The agent's part of a session's log: after staging, before `agent.stopped`, markers left out. */
+export function agentEvents(events: readonly StoredEvent[]): StoredEvent[] {
+  const stopped = events.findIndex((event) => event.kind === "agent.stopped");
+  const end = stopped === -1 ? events.length : stopped;
+  return events.slice(0, end).filter((event) =>
+    !/^(trial|workspace\.staged|agent\.oracle|agent\.nop)/.test(event.kind)
+  );
+}

@@ -1,0 +1,1 @@
+sh ./deliver.sh
