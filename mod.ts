@@ -99,3 +99,6 @@ export { Docker } from "./src/sandbox/docker.ts";
 export { type EvalOutcome, type EvalRequest, runEval } from "./src/eval/run_eval.ts";
 export { checkTasks } from "./src/eval/tasks_check.ts";
 export { buildResults, type Results, type TrialRecord } from "./src/report/results.ts";
+export { resumeRun } from "./src/eval/resume.ts";
+export { replaySession, type SessionReplay } from "./src/eval/replay.ts";
+export { fingerprint, RequestFingerprinter } from "./src/model/fingerprint.ts";
