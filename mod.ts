@@ -102,3 +102,10 @@ export { buildResults, type Results, type TrialRecord } from "./src/report/resul
 export { resumeRun } from "./src/eval/resume.ts";
 export { replaySession, type SessionReplay } from "./src/eval/replay.ts";
 export { fingerprint, RequestFingerprinter } from "./src/model/fingerprint.ts";
+export { mcnemarExact, passAtK, passHatK, quantile, wilson } from "./src/stats/estimators.ts";
+export { type RunStats, runStats, type TrialSample } from "./src/stats/run_stats.ts";
+export { compareRuns, type Comparison, type Flip } from "./src/stats/compare.ts";
+export { decideGate, type Gate, type GateOutcome, parseGate } from "./src/stats/gate.ts";
+export { renderComparisonHtml, renderHtml } from "./src/report/html.ts";
+export { readTrajectory, type Trajectory } from "./src/report/trajectory.ts";
+export { writeRunReports } from "./src/report/run_reports.ts";

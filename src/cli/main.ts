@@ -9,10 +9,13 @@ import { ExitCode, UsageError, VerdictError } from "../core/errors.ts";
 import { nearest } from "../core/suggest.ts";
 import { VERSION } from "../core/version.ts";
 import type { Command, CommandContext, OptionSpec, OptionValues } from "./command.ts";
-import { notBuilt } from "./commands/not_built.ts";
+import { compareCommand } from "./commands/compare.ts";
 import { evalCommand } from "./commands/eval.ts";
 import { replayCommand } from "./commands/replay.ts";
+import { reportCommand } from "./commands/report.ts";
 import { resumeCommand } from "./commands/resume.ts";
+import { showCommand } from "./commands/show.ts";
+import { statsCommand } from "./commands/stats.ts";
 import { tasksCheckCommand, tasksListCommand } from "./commands/tasks.ts";
 import { verifyCommand } from "./commands/verify.ts";
 import type { Io } from "./io.ts";
@@ -25,10 +28,10 @@ export const COMMANDS: readonly Command[] = [
   resumeCommand,
   replayCommand,
   verifyCommand,
-  notBuilt("stats", "RUN...", "per-task and overall statistics"),
-  notBuilt("compare", "BASE CAND", "paired comparison; with --gate, pass or fail closed"),
-  notBuilt("report", "RUN", "write report.md, or a self-contained report.html"),
-  notBuilt("show", "SESSION", "print one trajectory"),
+  statsCommand,
+  compareCommand,
+  reportCommand,
+  showCommand,
 ];
 
 const HELP_OPTION: OptionSpec = { type: "boolean", short: "h", description: "show this help" };

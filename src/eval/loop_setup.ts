@@ -8,7 +8,8 @@
 import type { Agent } from "../agent/agent.ts";
 import { loopAgent } from "../agent/loop_agent.ts";
 import type { Clock } from "../core/clock.ts";
-import { InputError, UsageError } from "../core/errors.ts";
+import { UsageError } from "../core/errors.ts";
+import { readInputFile } from "../core/input_file.ts";
 import { sha256Hex } from "../core/hash.ts";
 import { ANTHROPIC_DEFAULT_BASE_URL, anthropicModel } from "../model/anthropic.ts";
 import { DEFAULT_RETRY, type RetryPolicy } from "../model/_http.ts";
@@ -70,7 +71,7 @@ export interface LoopSetup {
  * Builds the loop agent for a run over `tasks`.
  *
  * @throws {UsageError} for a bad spec, a missing key, or a real model with no price and no
- * `--no-cost` (exit 2, before any call); {@linkcode InputError} for a bad prices or policy file.
+ * `--no-cost` (exit 2, before any call); an `InputError` for a bad prices or policy file.
  */
 export async function setupLoopAgent(
   choices: LoopChoices,
@@ -81,7 +82,7 @@ export async function setupLoopAgent(
   let prices = new Map<string, Price>();
   let pricesDigest: string | null = null;
   if (choices.pricesFile !== undefined) {
-    const text = await readFile(choices.pricesFile, "--prices");
+    const text = await readInputFile(choices.pricesFile, "--prices");
     prices = parsePrices(text, choices.pricesFile);
     pricesDigest = sha256Hex(text);
   }
@@ -206,20 +207,4 @@ export async function setupLoopAgent(
  */
 export function withoutCredentials(url: string): string {
   return url.replace(/^(https?:\/\/)[^/@]*@/, "$1");
-}
-
-async function readFile(path: string, flag: string): Promise<string> {
-  try {
-    return await Deno.readTextFile(path);
-  } catch (error) {
-    if (error instanceof Deno.errors.NotFound) {
-      throw new InputError({
-        file: path,
-        field: "",
-        problem: `the ${flag} file does not exist`,
-        fix: "check the path",
-      });
-    }
-    throw error;
-  }
 }

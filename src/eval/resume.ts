@@ -14,7 +14,7 @@ import { nopAgent } from "../agent/nop.ts";
 import { oracleAgent } from "../agent/oracle.ts";
 import { UsageError } from "../core/errors.ts";
 import { VERSION } from "../core/version.ts";
-import { buildResults } from "../report/results.ts";
+import { writeRunReports } from "../report/run_reports.ts";
 import { Container, findLabelled } from "../sandbox/container.ts";
 import { storeSnapshot } from "../sandbox/snapshot.ts";
 import type { StoredEvent } from "../store/event_log.ts";
@@ -24,7 +24,7 @@ import { loadSuite, selectTasks } from "../task/load_suite.ts";
 import type { Task } from "../task/task.ts";
 import { BUILTIN_TOOLS } from "../tools/builtin_tools.ts";
 import type { LoopSetup } from "./loop_setup.ts";
-import { type EvalDeps, type EvalOutcome, runPool, writeRunFiles } from "./run_eval.ts";
+import { type EvalDeps, type EvalOutcome, runPool } from "./run_eval.ts";
 import { tryLockRun } from "./run_lock.ts";
 import { agentEvents, sessionDriver } from "./session_driver.ts";
 import { stageTask } from "./staged_task.ts";
@@ -156,8 +156,7 @@ export async function resumeRun(
     );
     store.runs.setStatus(run.id, interrupted ? "interrupted" : "finished");
     const finished = store.runs.get(run.id)!;
-    const results = buildResults(store, finished);
-    await writeRunFiles(runDir, results);
+    const results = await writeRunReports(store, finished, runDir);
     return { run: finished, results, interrupted, runDir };
   } finally {
     lock.release();

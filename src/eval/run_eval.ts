@@ -12,8 +12,8 @@ import type { Clock } from "../core/clock.ts";
 import { InfrastructureError } from "../core/errors.ts";
 import { SplitMix64 } from "../core/rng.ts";
 import { VERSION } from "../core/version.ts";
-import { renderMarkdown } from "../report/markdown.ts";
-import { buildResults, type Results, type TrialRecord } from "../report/results.ts";
+import type { Results, TrialRecord } from "../report/results.ts";
+import { writeRunReports } from "../report/run_reports.ts";
 import { missingImageMessage, removeLabelled } from "../sandbox/container.ts";
 import type { Docker } from "../sandbox/docker.ts";
 import type { RunRecord } from "../store/run_table.ts";
@@ -149,8 +149,7 @@ export async function runEval(request: EvalRequest, deps: EvalDeps): Promise<Eva
       if (interrupted) await removeLabelled(deps.docker, `verdict.run=${id}`).catch(() => 0);
       store.runs.setStatus(id, interrupted ? "interrupted" : "finished");
       const run = store.runs.get(id)!;
-      const results = buildResults(store, run);
-      await writeRunFiles(runDir, results);
+      const results = await writeRunReports(store, run, runDir);
       return { run, results, interrupted, runDir };
     } finally {
       lock.release();
@@ -158,14 +157,6 @@ export async function runEval(request: EvalRequest, deps: EvalDeps): Promise<Eva
   } finally {
     if (deps.store === undefined) store.close();
   }
-}
-
-/**
- * Writes `results.json` and `report.md` into a run folder.
- */
-export async function writeRunFiles(runDir: string, results: Results): Promise<void> {
-  await Deno.writeTextFile(join(runDir, "results.json"), JSON.stringify(results, null, 2) + "\n");
-  await Deno.writeTextFile(join(runDir, "report.md"), renderMarkdown(results));
 }
 
 /**

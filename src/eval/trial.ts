@@ -27,6 +27,7 @@ import {
 } from "../sandbox/snapshot.ts";
 import { packTar } from "../sandbox/tar.ts";
 import type { NewEvent } from "../store/event_log.ts";
+import { VERDICT_EVENT } from "../store/run_table.ts";
 import type { Store } from "../store/store.ts";
 import type { StagedTask } from "./staged_task.ts";
 
@@ -291,10 +292,10 @@ export async function runTrial(
   }
   store.transaction(() => {
     record([{
-      kind: "trial.verdict",
+      kind: VERDICT_EVENT,
       payload: { verdict: result.verdict, bucket: result.bucket, reason: result.reason },
     }]);
-    store.runs.finishSession(plan.session, result as unknown as Record<string, unknown>);
+    store.runs.finishSession(plan.session, result);
   });
   return { record: result, cleanup: removeAll(containers) };
 }

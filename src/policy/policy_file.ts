@@ -16,6 +16,7 @@
 import { parseDocument } from "yaml";
 import { z } from "zod";
 import { InputError, type InputProblem } from "../core/errors.ts";
+import { readInputFile } from "../core/input_file.ts";
 import { schemaProblems } from "../core/schema_problems.ts";
 import { DEFAULT_POLICY } from "./default_policy.ts";
 import type { Policy, PolicyRule } from "./policy.ts";
@@ -99,19 +100,6 @@ export function parsePolicy(text: string, file: string): Policy {
  */
 export async function loadPolicy(source: string): Promise<Policy> {
   if (source === "default") return DEFAULT_POLICY;
-  let text: string;
-  try {
-    text = await Deno.readTextFile(source);
-  } catch (error) {
-    if (error instanceof Deno.errors.NotFound) {
-      throw new InputError({
-        file: source,
-        field: "",
-        problem: "the policy file does not exist",
-        fix: "write it, or use the default policy",
-      });
-    }
-    throw error;
-  }
+  const text = await readInputFile(source, "policy", "write it, or use the default policy");
   return parsePolicy(text, source);
 }

@@ -1,10 +1,12 @@
 /**
- * `report.md`: a run's summary, per-task pass rates and every failure with its reason, as plain
- * Markdown tables that render in any CI viewer.
+ * `report.md`: a run's summary, per-task pass rates with their Wilson intervals, pass@k, flaky
+ * tasks, and every failure with its reason, as plain Markdown tables that render in any CI viewer.
  *
  * @module
  */
-import type { Results, TrialRecord } from "./results.ts";
+import type { RunStats } from "../stats/run_stats.ts";
+import type { Results } from "./results.ts";
+import { percent } from "./stats_text.ts";
 
 /**
  * Renders a run's results as Markdown.
@@ -12,17 +14,20 @@ import type { Results, TrialRecord } from "./results.ts";
  * @example
  * ```ts
  * import { renderMarkdown } from "./markdown.ts";
+ * import { runStats } from "../stats/run_stats.ts";
  * const text = renderMarkdown({
  *   schema: "verdict.results/1",
  *   run: { id: "abc", status: "finished", created_at: "2026-01-01T00:00:00.000Z" },
  *   summary: { trials: 0, finished: 0, passed: 0, failed: 0, pass_rate: null, buckets: {} },
  *   trials: [],
- * });
+ * }, runStats([]));
  * console.assert(text.startsWith("# Verdict run abc"));
  * ```
  */
-export function renderMarkdown(results: Results): string {
+export function renderMarkdown(results: Results, stats: RunStats): string {
   const { run, summary } = results;
+  const { overall } = stats;
+  const ks = Object.keys(overall.pass_at_k);
   const lines = [
     `# Verdict run ${run.id}`,
     "",
@@ -38,14 +43,31 @@ export function renderMarkdown(results: Results): string {
       "harness_version",
       "created_at",
     ]
-      .filter((key) => run[key] !== undefined)
+      .filter((key) => run[key] !== undefined && run[key] !== null)
       .map((key) => `| ${key.replace("_", " ")} | ${cell(String(run[key]))} |`),
     "",
     "## Summary",
     "",
-    `${summary.finished} of ${summary.trials} trials finished: **${summary.passed} passed**, ` +
-    `${summary.failed} failed` +
-    (summary.pass_rate === null ? "." : `, pass rate ${percent(summary.pass_rate)}.`),
+    `${summary.finished} of ${summary.trials} trials finished: **${summary.passed} passed**, ${summary.failed} failed` +
+    (summary.pass_rate === null
+      ? "."
+      : `, pass rate ${percent(summary.pass_rate)} (95% interval ${percent(overall.ci_low)} to ${
+        percent(overall.ci_high)
+      }).`),
+    "",
+    ...(ks.length > 0
+      ? [
+        ks.map((k) => `pass@${k} ${percent(overall.pass_at_k[k])}`).join(" · ") + " · " +
+        ks.map((k) => `pass^${k} ${percent(overall.pass_hat_k[k])}`).join(" · "),
+        "",
+      ]
+      : []),
+    `Cost: ${
+      overall.cost_usd.total === null ? "unknown" : `$${overall.cost_usd.total.toFixed(6)}`
+    } · tokens ${overall.tokens.total} · ` +
+    `median steps ${overall.steps.median ?? "-"} · flaky: ${
+      overall.flaky.length > 0 ? overall.flaky.join(", ") : "none"
+    }`,
     "",
     "| bucket | trials |",
     "| --- | ---: |",
@@ -53,10 +75,15 @@ export function renderMarkdown(results: Results): string {
     "",
     "## Tasks",
     "",
-    "| task | passed | trials | pass rate |",
-    "| --- | ---: | ---: | ---: |",
-    ...perTask(results.trials).map(([task, passed, total]) =>
-      `| ${cell(task)} | ${passed} | ${total} | ${percent(passed / total)} |`
+    `| task | passed | pass rate | 95% interval |${ks.map((k) => ` pass@${k} |`).join("")}`,
+    `| --- | ---: | ---: | --- |${ks.map(() => " ---: |").join("")}`,
+    ...stats.tasks.map((task) =>
+      `| ${cell(task.task!)}${task.flaky ? " (flaky)" : ""} | ${task.passes}/${task.n} | ${
+        percent(task.pass_rate)
+      } | ` +
+      `${percent(task.ci_low)} – ${percent(task.ci_high)} |${
+        ks.map((k) => ` ${percent(task.pass_at_k[k])} |`).join("")
+      }`
     ),
   ];
   const failures = results.trials.filter((trial) => trial.verdict === "fail");
@@ -68,25 +95,13 @@ export function renderMarkdown(results: Results): string {
       "| trial | bucket | reason | session |",
       "| --- | --- | --- | --- |",
       ...failures.map((trial) =>
-        `| ${cell(trial.task)}#${trial.repeat} | ${trial.bucket} | ${cell(trial.reason)} | ` +
-        `\`${trial.session}\` |`
+        `| ${cell(trial.task)}#${trial.repeat} | ${trial.bucket} | ${
+          cell(trial.reason)
+        } | \`${trial.session}\` |`
       ),
     );
   }
   return lines.join("\n") + "\n";
-}
-
-function perTask(trials: readonly TrialRecord[]): [string, number, number][] {
-  const byTask = new Map<string, [number, number]>();
-  for (const trial of trials) {
-    const [passed, total] = byTask.get(trial.task) ?? [0, 0];
-    byTask.set(trial.task, [passed + (trial.verdict === "pass" ? 1 : 0), total + 1]);
-  }
-  return [...byTask].map(([task, [passed, total]]) => [task, passed, total]);
-}
-
-function percent(fraction: number): string {
-  return `${(fraction * 100).toFixed(1)}%`;
 }
 
 function cell(text: string): string {

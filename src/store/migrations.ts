@@ -64,6 +64,20 @@ export const MIGRATIONS: readonly Migration[] = [
     name: "when each event was appended (metadata outside the hash chain)",
     sql: "ALTER TABLE events ADD COLUMN at INTEGER",
   },
+  {
+    version: 3,
+    name: "a finished trial's summary in columns, for statistics over many trials",
+    sql: `
+      ALTER TABLE sessions ADD COLUMN verdict TEXT;
+      ALTER TABLE sessions ADD COLUMN bucket TEXT;
+      ALTER TABLE sessions ADD COLUMN reason TEXT;
+      ALTER TABLE sessions ADD COLUMN steps INTEGER;
+      ALTER TABLE sessions ADD COLUMN tokens_input INTEGER;
+      ALTER TABLE sessions ADD COLUMN tokens_output INTEGER;
+      ALTER TABLE sessions ADD COLUMN cost_usd REAL;
+      ALTER TABLE sessions ADD COLUMN duration_ms INTEGER;
+    `,
+  },
 ];
 
 /** The newest schema version this Verdict knows. */

@@ -4,9 +4,11 @@
  *
  * @module
  */
+import { canonicalJson } from "../core/canonical_json.ts";
 import { CorruptionError } from "../core/errors.ts";
 import { isSha256Hex } from "../core/hash.ts";
-import { eventHash, genesisHash } from "./event_log.ts";
+import { eventHash, type EventRow, genesisHash } from "./event_log.ts";
+import { type SessionRecord, type TrialSummary, VERDICT_EVENT } from "./run_table.ts";
 import type { Store } from "./store.ts";
 
 /** One thing verification found wrong. */
@@ -41,8 +43,9 @@ export type BlobReferences = (kind: string, payload: Record<string, unknown>) =>
 /**
  * Verifies a run: per session, sequence numbers run from 0 without gaps, every event chains from
  * the one before, every recomputed hash equals the stored one, a finished session's pinned head
- * names its last event, and every referenced blob re-hashes to its key. (The log of an unfinished
- * session may end anywhere: a crash leaves exactly that.)
+ * names its last event, that last event is the verdict event and agrees with the stored result, the
+ * summary columns that statistics read agree with the result, and every referenced blob re-hashes
+ * to its key. (The log of an unfinished session may end anywhere: a crash leaves exactly that.)
  *
  * @example
  * ```ts
@@ -69,11 +72,18 @@ export function verifyRun(
     const problem = blobProblem(store, hash);
     if (problem !== undefined) report.problems.push({ session, seq, blob: hash, what: problem });
   };
+  const summaries = new Map(
+    store.runs.trialSummaries(run).map((
+      summary,
+    ) => [`${summary.task}\0${summary.repeat}`, summary]),
+  );
   for (const session of store.runs.sessions(run)) {
     report.sessions++;
     let expectedSeq = 0;
     let prevHash = genesisHash(session.id);
+    let last: EventRow | undefined;
     for (const row of store.events.rows(session.id)) {
+      last = row;
       report.events++;
       const at = { session: session.id, seq: row.seq };
       if (row.seq !== expectedSeq) {
@@ -110,9 +120,59 @@ export function verifyRun(
           `ends at event ${expectedSeq - 1} (${prevHash})`,
       });
     }
+    if (finished) {
+      const summary = summaries.get(`${session.task}\0${session.repeat}`);
+      for (const what of resultProblems(session, last, summary)) {
+        report.problems.push({ session: session.id, what });
+      }
+    }
   }
   report.blobs = checkedBlobs.size;
   return report;
+}
+
+const SUMMARY_FIELDS = [
+  "verdict",
+  "bucket",
+  "reason",
+  "steps",
+  "tokens",
+  "cost_usd",
+  "duration_ms",
+] as const;
+
+/** A finished session's result against its chained verdict event and its summary columns. */
+function resultProblems(
+  session: SessionRecord,
+  last: EventRow | undefined,
+  summary: TrialSummary | undefined,
+): string[] {
+  const result = session.result;
+  if (result === null) return ["the session is finished but has no result"];
+  const problems: string[] = [];
+  if (last?.kind !== VERDICT_EVENT) {
+    problems.push(`the log of a finished session must end with a ${VERDICT_EVENT} event`);
+  } else {
+    const chained = JSON.parse(last.payload) as Record<string, unknown>;
+    for (const field of ["verdict", "bucket", "reason"]) {
+      if (canonicalJson(chained[field]) !== canonicalJson(result[field])) {
+        problems.push(
+          `the stored result's ${field} is ${canonicalJson(result[field])} but the chained ` +
+            `${VERDICT_EVENT} event (event ${last.seq}) says ${canonicalJson(chained[field])}`,
+        );
+      }
+    }
+  }
+  for (const field of SUMMARY_FIELDS) {
+    const column = summary?.[field];
+    if (canonicalJson(column ?? null) !== canonicalJson(result[field] ?? null)) {
+      problems.push(
+        `the summary column ${field} is ${canonicalJson(column ?? null)} but the stored result ` +
+          `says ${canonicalJson(result[field] ?? null)}`,
+      );
+    }
+  }
+  return problems;
 }
 
 function referencedBlobs(

@@ -64,12 +64,3 @@ Deno.test("an unknown command or flag exits 2 and suggests the nearest valid one
   assert.deepEqual(await runCli(["verify", "a", "b"], io), 2);
   assert.ok(io.stderr().includes("too many"));
 });
-
-Deno.test("a command that is not built yet says so and exits 2", async () => {
-  const { COMMANDS } = await import("../../src/cli/main.ts");
-  for (const command of COMMANDS.filter((command) => command.summary.endsWith("(not built yet)"))) {
-    const io = memoryIo();
-    assert.deepEqual(await runCli([...command.name.split(" "), "x"], io), 2);
-    assert.ok(io.stderr().includes(`verdict ${command.name} is not built yet`), io.stderr());
-  }
-});

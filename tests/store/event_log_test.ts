@@ -7,6 +7,7 @@ import { BLOB_THRESHOLD_BYTES, eventHash, genesisHash } from "../../src/store/ev
 import { LATEST_SCHEMA_VERSION, MIGRATIONS } from "../../src/store/migrations.ts";
 import { openStore, type Store } from "../../src/store/store.ts";
 import { scratchDir } from "../_verdict.ts";
+import { syntheticRecord } from "../_synthetic_runs.ts";
 
 function storeWithSession(path = ":memory:"): Store {
   const store = openStore(path);
@@ -34,7 +35,7 @@ Deno.test("events chain from the session's genesis hash, each over the one befor
   );
   assert.deepEqual(store.events.head("s1"), { seq: 1, hash: second.hash });
   assert.equal(store.runs.session("s1")?.headSeq, -1, "the head is pinned only when finished");
-  store.runs.finishSession("s1", { verdict: "pass" });
+  store.runs.finishSession("s1", syntheticRecord("s1", "t", 0, "pass"));
   assert.deepEqual(store.runs.session("s1")?.headHash, second.hash);
   assert.deepEqual(store.events.read("s1").map((event) => event.payload), [{ step: 1 }, {
     text: "hi",

@@ -1,7 +1,9 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
+import { VERDICT_EVENT } from "../../src/store/run_table.ts";
 import { openStore } from "../../src/store/store.ts";
+import { syntheticRecord } from "../_synthetic_runs.ts";
 import { verifyRun } from "../../src/store/verify.ts";
 import { runVerdict, scratchDir } from "../_verdict.ts";
 
@@ -18,7 +20,11 @@ async function recordedHome(path: string): Promise<void> {
         { kind: "tool.result", payload: { step, output: `${session} ${step} `.repeat(600) } },
       ]);
     }
-    store.runs.finishSession(session, { verdict: "pass" });
+    store.events.append(session, [{
+      kind: VERDICT_EVENT,
+      payload: { verdict: "pass", bucket: "pass", reason: "tests passed" },
+    }]);
+    store.runs.finishSession(session, syntheticRecord(session, session, 0, "pass"));
   }
   store.close();
 }
@@ -36,7 +42,7 @@ Deno.test("verify passes an intact run with exit 0 and a one-line summary", asyn
   assert.deepEqual(result.code, 0, result.stderr);
   assert.deepEqual(
     result.stdout,
-    "run abc123def456 intact: 2 sessions, 16 events and 8 blobs verified\n",
+    "run abc123def456 intact: 2 sessions, 18 events and 8 blobs verified\n",
   );
   const byPrefix = await runVerdict(["verify", "abc1", "--home", dir.path]);
   assert.deepEqual(byPrefix.code, 0, byPrefix.stderr);
@@ -96,13 +102,41 @@ Deno.test("verify catches a deleted event, in the middle or at the end", async (
   await recordedHome(join(dir.path, "tail"));
   tamper(
     join(dir.path, "tail"),
-    (db) => db.exec("DELETE FROM events WHERE session_id = 's-two' AND seq = 7"),
+    (db) => db.exec("DELETE FROM events WHERE session_id = 's-two' AND seq = 8"),
   );
   const tail = await runVerdict(["verify", "abc123def456", "--home", join(dir.path, "tail")]);
   assert.deepEqual(tail.code, 1);
   assert.match(
     tail.stdout,
-    /session s-two: the session head names event 7 .* but the log ends at event 6/,
+    /session s-two: the session head names event 8 .* but the log ends at event 7/,
+  );
+});
+
+Deno.test("verify catches a verdict edited outside the hash chain", async () => {
+  await using dir = await scratchDir("verify");
+  await recordedHome(dir.path);
+  // The column that `stats` reads, alone: a pass rate could be changed without touching a hash.
+  tamper(dir.path, (db) => db.exec("UPDATE sessions SET verdict = 'fail' WHERE id = 's-one'"));
+  const column = await runVerdict(["verify", "abc123def456", "--home", dir.path]);
+  assert.deepEqual(column.code, 1);
+  assert.match(
+    column.stdout,
+    /session s-one: the summary column verdict is "fail" but the stored result says "pass"/,
+  );
+
+  await recordedHome(join(dir.path, "both"));
+  // The column and the result JSON together: the chained verdict event still disagrees.
+  tamper(
+    join(dir.path, "both"),
+    (db) =>
+      db.exec(`UPDATE sessions SET verdict = 'fail', result = replace(result, '"verdict":"pass"',
+             '"verdict":"fail"') WHERE id = 's-two'`),
+  );
+  const both = await runVerdict(["verify", "abc123def456", "--home", join(dir.path, "both")]);
+  assert.deepEqual(both.code, 1);
+  assert.match(
+    both.stdout,
+    /session s-two: the stored result's verdict is "fail" but the chained trial.verdict event \(event 8\) says "pass"/,
   );
 });
 

@@ -28,8 +28,10 @@ export const evalCommand: Command = {
     agent: { type: "string", valueName: "NAME", description: "loop (default), oracle or nop" },
     model: {
       type: "string",
+      multiple: true,
       valueName: "SPEC",
-      description: "scripted (default), scripted:faults=X, openai:MODEL or anthropic:MODEL",
+      description:
+        "scripted (default), scripted:faults=X, openai:MODEL or anthropic:MODEL; several make a sweep",
     },
     "base-url": {
       type: "string",
@@ -82,56 +84,74 @@ export const evalCommand: Command = {
     const seed = count(values, "seed", 0, 0);
     const suite = await loadSuite(positionals.length > 0 ? positionals : ["tasks"]);
     const tasks = selectTasks(suite, (values.task as string[] | undefined) ?? []);
-    const setup = agentName === "loop"
-      ? await setupLoopAgent({
-        model: stringOption(values, "model") ?? "scripted",
-        baseUrl: stringOption(values, "base-url"),
-        pricesFile: stringOption(values, "prices"),
-        noCost: values["no-cost"] === true,
-        policyFile: stringOption(values, "policy"),
-        env: (name) => io.env(name),
-        clock: systemClock,
-        onCrash: crashProcess(io),
-      }, tasks)
-      : { agent: FIXED_AGENTS[agentName], model: null, settings: null, crash: undefined };
-    const json = values.json === true;
-    const progress = progressDisplay(json ? io.err : io.out, io.isTerminal && !json, systemClock);
-    const outcome = await withInterrupt(io, (signal) =>
-      runEval(
-        {
-          paths: positionals.length > 0 ? positionals : ["tasks"],
-          suite,
-          tasks,
-          agent: agentName,
-          model: setup.model,
-          settings: setup.settings,
-          repeat,
-          concurrency,
-          seed,
-          home: resolveHome(values, io),
-        },
-        {
-          docker: dockerFromEnv(io),
+    const models = (values.model as string[] | undefined) ?? ["scripted"];
+    if (agentName !== "loop" && values.model !== undefined) {
+      throw new UsageError(`--model is for the loop agent; --agent ${agentName} uses no model`);
+    }
+    // A sweep: the same tasks, repeats and seed for every model, one run each.
+    const setups = agentName === "loop"
+      ? await Promise.all(models.map((model) =>
+        setupLoopAgent({
+          model,
+          baseUrl: stringOption(values, "base-url"),
+          pricesFile: stringOption(values, "prices"),
+          noCost: values["no-cost"] === true,
+          policyFile: stringOption(values, "policy"),
+          env: (name) => io.env(name),
           clock: systemClock,
-          signal,
-          progress,
-          agent: setup.agent,
-          crash: setup.crash,
-        },
-      ));
-    progress.done();
-    if (json) io.out(JSON.stringify(outcome.results, null, 2) + "\n");
-    printSummary(json ? io.err : io.out, outcome);
-    const code = exitCodeOf(outcome);
+          onCrash: crashProcess(io),
+        }, tasks)
+      ))
+      : [{ agent: FIXED_AGENTS[agentName], model: null, settings: null, crash: undefined }];
+    const json = values.json === true;
+    const write = json ? io.err : io.out;
+    const outcomes = [];
+    for (const setup of setups) {
+      const progress = progressDisplay(write, io.isTerminal && !json, systemClock);
+      const outcome = await withInterrupt(io, (signal) =>
+        runEval(
+          {
+            paths: positionals.length > 0 ? positionals : ["tasks"],
+            suite,
+            tasks,
+            agent: agentName,
+            model: setup.model,
+            settings: setup.settings,
+            repeat,
+            concurrency,
+            seed,
+            home: resolveHome(values, io),
+          },
+          {
+            docker: dockerFromEnv(io),
+            clock: systemClock,
+            signal,
+            progress,
+            agent: setup.agent,
+            crash: setup.crash,
+          },
+        ));
+      progress.done();
+      printSummary(write, outcome);
+      outcomes.push(outcome);
+      if (outcome.interrupted) break;
+    }
+    if (json) {
+      const results = outcomes.map((outcome) => outcome.results);
+      io.out(JSON.stringify(results.length === 1 ? results[0] : { runs: results }, null, 2) + "\n");
+    }
+    let code: number = Math.max(...outcomes.map(exitCodeOf));
     if (code === ExitCode.yes && minPassRate !== undefined) {
-      const rate = outcome.results.summary.pass_rate ?? 0;
-      if (rate < minPassRate) {
-        (json ? io.err : io.out)(
-          `pass rate ${(rate * 100).toFixed(1)}% is below --min-pass-rate ${
-            (minPassRate * 100).toFixed(1)
-          }%\n`,
-        );
-        return ExitCode.no;
+      for (const outcome of outcomes) {
+        const rate = outcome.results.summary.pass_rate ?? 0;
+        if (rate < minPassRate) {
+          write(
+            `run ${outcome.run.id}: pass rate ${
+              (rate * 100).toFixed(1)
+            }% is below --min-pass-rate ${(minPassRate * 100).toFixed(1)}%\n`,
+          );
+          code = ExitCode.no;
+        }
       }
     }
     return code;

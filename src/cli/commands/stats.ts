@@ -1,0 +1,47 @@
+/**
+ * `verdict stats RUN...`: per-task and overall statistics.
+ *
+ * @module
+ */
+import { ExitCode } from "../../core/errors.ts";
+import { statsColumnsText, statsText } from "../../report/stats_text.ts";
+import { runStats } from "../../stats/run_stats.ts";
+import { type Command, HOME_OPTION, JSON_OPTION } from "../command.ts";
+import { findRun, openExistingStore, resolveHome } from "../state.ts";
+
+/** The `stats` command. */
+export const statsCommand: Command = {
+  name: "stats",
+  summary:
+    "per-task and overall statistics: pass rates with Wilson intervals, pass@k, pass^k, costs",
+  args: "RUN...",
+  options: { ...JSON_OPTION, ...HOME_OPTION },
+  positionals: { min: 1, max: Infinity },
+  details:
+    "With several runs, the table has one column per run. --json gives `overall` and `tasks[]`\n" +
+    "(fractions, not percent); with several runs, `runs[]` of those.",
+  run({ io, values, positionals }) {
+    const store = openExistingStore(resolveHome(values, io));
+    try {
+      const runs = positionals.map((id) => {
+        const run = findRun(store, id);
+        return { run: run.id, stats: runStats(store.runs.trialSummaries(run.id)) };
+      });
+      if (values.json) {
+        const shaped = runs.map(({ run, stats }) => ({
+          run,
+          overall: stats.overall,
+          tasks: stats.tasks,
+        }));
+        io.out(JSON.stringify(shaped.length === 1 ? shaped[0] : { runs: shaped }, null, 2) + "\n");
+      } else if (runs.length === 1) io.out(statsText(runs[0].run, runs[0].stats));
+      else {
+        for (const { run, stats } of runs) io.out(statsText(run, stats).split("\n\n")[0] + "\n");
+        io.out("\n" + statsColumnsText(runs));
+      }
+      return Promise.resolve(ExitCode.yes);
+    } finally {
+      store.close();
+    }
+  },
+};

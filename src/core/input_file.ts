@@ -1,0 +1,49 @@
+/**
+ * Reading a file the user named on the command line, with the error a user can act on.
+ *
+ * @module
+ */
+import { InputError } from "./errors.ts";
+
+/**
+ * Reads a user-named text file. A missing path or a folder is an {@linkcode InputError} (exit 2)
+ * that names the file and says what it was meant to be.
+ *
+ * @param path The path as the user gave it.
+ * @param what What the file is, for the message: `"gate"` gives "the gate file does not exist".
+ * @param fix What to do when it is missing.
+ *
+ * @example
+ * ```ts
+ * import { readInputFile } from "./input_file.ts";
+ * const text = await readInputFile("deno.json", "configuration");
+ * console.assert(text.startsWith("{"));
+ * ```
+ */
+export async function readInputFile(
+  path: string,
+  what: string,
+  fix = "check the path",
+): Promise<string> {
+  try {
+    return await Deno.readTextFile(path);
+  } catch (error) {
+    if (error instanceof Deno.errors.NotFound) {
+      throw new InputError({
+        file: path,
+        field: "",
+        problem: `the ${what} file does not exist`,
+        fix,
+      });
+    }
+    if (error instanceof Deno.errors.IsADirectory) {
+      throw new InputError({
+        file: path,
+        field: "",
+        problem: `the ${what} file is a folder`,
+        fix: `name the ${what} file itself`,
+      });
+    }
+    throw error;
+  }
+}

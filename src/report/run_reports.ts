@@ -1,0 +1,45 @@
+/**
+ * Writing a run's files: `results.json`, `report.md` and `report.html` in `runs/<id>/`.
+ *
+ * @module
+ */
+import { join } from "node:path";
+import { runStats } from "../stats/run_stats.ts";
+import type { RunRecord } from "../store/run_table.ts";
+import type { Store } from "../store/store.ts";
+import { renderHtml } from "./html.ts";
+import { renderMarkdown } from "./markdown.ts";
+import { buildResults, type Results } from "./results.ts";
+import { readTrajectory } from "./trajectory.ts";
+
+/**
+ * Builds a run's results and writes its three files into `runDir`; with `htmlPath`, the HTML goes
+ * there instead.
+ *
+ * @example
+ * ```ts
+ * import { openStore } from "../store/store.ts";
+ * import { writeRunReports } from "./run_reports.ts";
+ * const store = openStore(":memory:");
+ * store.runs.create({ id: "r", config: {}, createdAt: 0 });
+ * const dir = await Deno.makeTempDir();
+ * await writeRunReports(store, store.runs.get("r")!, dir);
+ * ```
+ */
+export async function writeRunReports(
+  store: Store,
+  run: RunRecord,
+  runDir: string,
+  htmlPath = join(runDir, "report.html"),
+): Promise<Results> {
+  const results = buildResults(store, run);
+  const stats = runStats(results.trials);
+  const trajectories = store.runs.sessions(run.id)
+    .filter((session) => session.status === "finished")
+    .map((session) => readTrajectory(store, session));
+  await Deno.mkdir(runDir, { recursive: true });
+  await Deno.writeTextFile(join(runDir, "results.json"), JSON.stringify(results, null, 2) + "\n");
+  await Deno.writeTextFile(join(runDir, "report.md"), renderMarkdown(results, stats));
+  await Deno.writeTextFile(htmlPath, renderHtml(results, stats, trajectories));
+  return results;
+}

@@ -1,0 +1,138 @@
+/**
+ * Statistics and comparisons as plain text for a terminal.
+ *
+ * @module
+ */
+import type { Comparison } from "../stats/compare.ts";
+import type { GateOutcome } from "../stats/gate.ts";
+import type { RunStats } from "../stats/run_stats.ts";
+
+/**
+ * A fraction as a percentage with one decimal.
+ *
+ * @example
+ * ```ts
+ * import { percent } from "./stats_text.ts";
+ * console.assert(percent(0.5) === "50.0%" && percent(null) === "-");
+ * ```
+ */
+export function percent(fraction: number | null | undefined): string {
+  return fraction === null || fraction === undefined ? "-" : `${(fraction * 100).toFixed(1)}%`;
+}
+
+/** A rate with its interval: `66.7% [20.8%, 93.9%]`. */
+export function rateWithInterval(
+  group: { pass_rate: number | null; ci_low: number; ci_high: number },
+): string {
+  return `${percent(group.pass_rate)} [${percent(group.ci_low)}, ${percent(group.ci_high)}]`;
+}
+
+/** Text for one run's statistics. */
+export function statsText(run: string, stats: RunStats): string {
+  const { overall } = stats;
+  const ks = Object.keys(overall.pass_at_k);
+  const money = (value: number | null) => (value === null ? "unknown" : `$${value.toFixed(6)}`);
+  const lines = [
+    `run ${run}: ${overall.passes} of ${overall.n} passed, ${rateWithInterval(overall)}`,
+    `  ${ks.map((k) => `pass@${k} ${percent(overall.pass_at_k[k])}`).join("  ")}   ` +
+    ks.map((k) => `pass^${k} ${percent(overall.pass_hat_k[k])}`).join("  "),
+    `  tokens median ${overall.tokens.median ?? "-"}, p95 ${
+      overall.tokens.p95 ?? "-"
+    } (total ${overall.tokens.total}); ` +
+    `cost median ${money(overall.cost_usd.median)}, p95 ${money(overall.cost_usd.p95)} (total ${
+      money(overall.cost_usd.total)
+    })`,
+    `  steps median ${overall.steps.median ?? "-"}, p95 ${
+      overall.steps.p95 ?? "-"
+    }; wall time median ` +
+    `${seconds(overall.wall_ms.median)}, p95 ${seconds(overall.wall_ms.p95)}`,
+    `  flaky: ${overall.flaky.length > 0 ? overall.flaky.join(", ") : "none"}`,
+  ];
+  for (const [bucket, { count, reasons }] of Object.entries(overall.buckets)) {
+    const top = Object.entries(reasons).sort((a, b) => b[1] - a[1]).map(([reason, n]) =>
+      `${n}× ${reason}`
+    );
+    lines.push(`  ${bucket}: ${count} (${top.join("; ")})`);
+  }
+  const header = [
+    "task",
+    "n",
+    "passes",
+    "rate [95% CI]",
+    ...ks.map((k) => `pass@${k}`),
+    ...ks.map((k) => `pass^${k}`),
+    "flaky",
+  ];
+  const rows = stats.tasks.map((task) => [
+    task.task!,
+    String(task.n),
+    String(task.passes),
+    rateWithInterval(task),
+    ...ks.map((k) => percent(task.pass_at_k[k])),
+    ...ks.map((k) => percent(task.pass_hat_k[k])),
+    task.flaky ? "yes" : "",
+  ]);
+  return `${lines.join("\n")}\n\n${columns([header, ...rows])}`;
+}
+
+/** Text for several runs: a column per run. */
+export function statsColumnsText(runs: { run: string; stats: RunStats }[]): string {
+  const tasks = [...new Set(runs.flatMap(({ stats }) => stats.tasks.map((task) => task.task!)))]
+    .sort();
+  const header = ["task", ...runs.map(({ run }) => run)];
+  const rows = tasks.map((task) => [
+    task,
+    ...runs.map(({ stats }) => {
+      const found = stats.tasks.find((candidate) => candidate.task === task);
+      return found ? rateWithInterval(found) : "-";
+    }),
+  ]);
+  rows.push(["overall", ...runs.map(({ stats }) => rateWithInterval(stats.overall))]);
+  return columns([header, ...rows]);
+}
+
+/** Text for a comparison and, when given, its gate. */
+export function comparisonText(comparison: Comparison, gate?: GateOutcome): string {
+  const lines: string[] = [];
+  if (!comparison.comparable) {
+    lines.push(`runs ${comparison.base} and ${comparison.candidate} are incomparable:`);
+    lines.push(...comparison.differences.map((difference) => `  - ${difference}`));
+  } else {
+    lines.push(
+      `${comparison.base} → ${comparison.candidate}: ${comparison.pairs} paired trials, pass rate ` +
+        `${percent(comparison.base_pass_rate)} → ${percent(comparison.candidate_pass_rate)} ` +
+        `(${
+          comparison.delta_pp === null
+            ? "-"
+            : `${comparison.delta_pp >= 0 ? "+" : ""}${comparison.delta_pp.toFixed(1)} points`
+        })`,
+      `b (pass→fail) ${comparison.b}, c (fail→pass) ${comparison.c}, exact McNemar p = ${
+        comparison.p_value.toPrecision(4)
+      }`,
+    );
+    for (const flip of comparison.flips) {
+      lines.push(
+        `  ${flip.direction} ${flip.task}#${flip.repeat}  ${flip.base_session} → ${flip.candidate_session}`,
+      );
+    }
+  }
+  if (gate) {
+    lines.push(gate.passed ? "gate: passed" : "gate: FAILED");
+    lines.push(...gate.reasons.map((reason) => `  - ${reason}`));
+  }
+  return lines.join("\n") + "\n";
+}
+
+function seconds(ms: number | null): string {
+  return ms === null ? "-" : `${(ms / 1000).toFixed(1)}s`;
+}
+
+function columns(rows: readonly (readonly string[])[]): string {
+  const widths = rows[0].map((_, column) =>
+    Math.max(...rows.map((row) => (row[column] ?? "").length))
+  );
+  return rows.map((row) =>
+    row.map((cell, column) => (column === row.length - 1 ? cell : cell.padEnd(widths[column])))
+      .join("  ").trimEnd()
+  ).join("\n") + "\n";
+}

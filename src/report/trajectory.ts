@@ -1,0 +1,234 @@
+/**
+ * A trial's trajectory, read back from its event log: the task as the agent was told it, each
+ * step's answer, every tool call with the policy's decision and the result, compactions, how the
+ * agent stopped, the verdict, and what it changed in the workspace (with line diffs of text files).
+ *
+ * @module
+ */
+import type { ModelResponse } from "../model/model.ts";
+import { diffSnapshots, loadSnapshot, type SnapshotEntry } from "../sandbox/snapshot.ts";
+import type { StoredEvent } from "../store/event_log.ts";
+import { VERDICT_EVENT } from "../store/run_table.ts";
+import type { Store } from "../store/store.ts";
+import { unifiedDiff } from "./line_diff.ts";
+
+/** One tool call in a trajectory. */
+export interface TrajectoryCall {
+  /** The call's id. */
+  id: string;
+  /** The tool. */
+  tool: string;
+  /** Its arguments as the model wrote them. */
+  arguments: string;
+  /** The policy's decision, when the call got that far. */
+  decision?: { allowed: boolean; rule: number | null; reason: string };
+  /** The result. */
+  result?: { content: string; is_error: boolean; cached?: boolean; outcome_unknown?: boolean };
+}
+
+/** One step. */
+export interface TrajectoryStep {
+  /** The step number. */
+  step: number;
+  /** What the model said. */
+  content: string;
+  /** Tokens of the call. */
+  usage: ModelResponse["usage"];
+  /** Its cost, when known. */
+  cost_usd: string | null;
+  /** Its tool calls. */
+  calls: TrajectoryCall[];
+  /** A compaction before this step, if any. */
+  compaction?: Record<string, unknown>;
+}
+
+/** A changed path of the workspace. */
+export interface TrajectoryChange {
+  /** The path. */
+  path: string;
+  /** Added, removed or modified. */
+  change: string;
+  /** What changed about it. */
+  aspects?: string[];
+  /** A unified diff, for text files. */
+  diff?: string;
+}
+
+/** A trial's trajectory. */
+export interface Trajectory {
+  /** The session. */
+  session: string;
+  /** Its task. */
+  task: string;
+  /** Its repeat. */
+  repeat: number;
+  /** The first user message (the task's instruction), when the agent used a model. */
+  instruction: string | null;
+  /** Steps. */
+  steps: TrajectoryStep[];
+  /** How the agent stopped. */
+  stop: { reason: string; detail: string | null } | null;
+  /** The verdict. */
+  verdict: { verdict: string; bucket: string; reason: string } | null;
+  /** Whether the trial was resumed. */
+  resumed: boolean;
+  /** The workspace changes. */
+  changes: TrajectoryChange[];
+}
+
+const MAX_TEXT = 20_000;
+
+/**
+ * Reads a session's trajectory from the store.
+ *
+ * @example
+ * ```ts
+ * import { openStore } from "../store/store.ts";
+ * import { readTrajectory } from "./trajectory.ts";
+ * const store = openStore(":memory:");
+ * store.runs.create({ id: "r", config: {}, createdAt: 0 });
+ * store.runs.createSession({ id: "s", run: "r", task: "t", repeat: 0 });
+ * console.assert(readTrajectory(store, store.runs.session("s")!).steps.length === 0);
+ * ```
+ */
+export function readTrajectory(
+  store: Store,
+  session: { id: string; task: string; repeat: number },
+): Trajectory {
+  const events = store.events.read(session.id);
+  const trajectory: Trajectory = {
+    session: session.id,
+    task: session.task,
+    repeat: session.repeat,
+    instruction: null,
+    steps: [],
+    stop: null,
+    verdict: null,
+    resumed: events.some((event) => event.kind === "trial.resumed"),
+    changes: [],
+  };
+  const seen = new Set<string>(); // a resumed session's log never repeats an event, but be sure
+  let compaction: Record<string, unknown> | undefined;
+  for (const event of events) {
+    const payload = event.payload;
+    switch (event.kind) {
+      case "model.request":
+        if (trajectory.instruction === null) trajectory.instruction = instructionOf(store, payload);
+        break;
+      case "context.compacted":
+        compaction = payload;
+        break;
+      case "model.response": {
+        const response = payload.response as ModelResponse;
+        if (seen.has(`step:${payload.step}`)) break;
+        seen.add(`step:${payload.step}`);
+        trajectory.steps.push({
+          step: payload.step as number,
+          content: response.content,
+          usage: response.usage,
+          cost_usd: payload.cost_usd as string | null,
+          calls: response.toolCalls.map((call) => ({
+            id: call.id,
+            tool: call.name,
+            arguments: call.arguments,
+          })),
+          ...(compaction ? { compaction } : {}),
+        });
+        compaction = undefined;
+        break;
+      }
+      case "policy.decision":
+        withCall(trajectory, event, (call) => {
+          call.decision = {
+            allowed: payload.allowed as boolean,
+            rule: payload.rule as number | null,
+            reason: payload.reason as string,
+          };
+        });
+        break;
+      case "tool.result":
+        withCall(trajectory, event, (call) => {
+          call.result = {
+            content: clip(payload.content as string),
+            is_error: payload.is_error as boolean,
+            ...(payload.cached ? { cached: true } : {}),
+            ...(payload.outcome_unknown ? { outcome_unknown: true } : {}),
+          };
+        });
+        break;
+      case "agent.stopped":
+        trajectory.stop = {
+          reason: payload.stop_reason as string,
+          detail: (payload.detail as string | null) ?? null,
+        };
+        break;
+      case VERDICT_EVENT:
+        trajectory.verdict = {
+          verdict: payload.verdict as string,
+          bucket: payload.bucket as string,
+          reason: payload.reason as string,
+        };
+        break;
+    }
+  }
+  const staged = events.find((event) => event.kind === "workspace.staged");
+  const sealed = events.findLast((event) => event.kind === "end_state.sealed");
+  if (staged && sealed) {
+    trajectory.changes = changesOf(
+      store,
+      staged.payload.root as string,
+      sealed.payload.root as string,
+    );
+  }
+  return trajectory;
+}
+
+function withCall(
+  trajectory: Trajectory,
+  event: StoredEvent,
+  update: (call: TrajectoryCall) => void,
+): void {
+  const step = trajectory.steps.find((candidate) => candidate.step === event.payload.step);
+  const call = step?.calls.find((candidate) => candidate.id === event.payload.call_id);
+  if (call) update(call);
+}
+
+function instructionOf(store: Store, payload: Record<string, unknown>): string | null {
+  const first = (payload.request as { messages?: string[] } | undefined)?.messages?.[0];
+  if (first === undefined) return null;
+  try {
+    return (JSON.parse(store.blobs.getText(first)) as { content: string }).content;
+  } catch {
+    return null;
+  }
+}
+
+function changesOf(store: Store, initialRoot: string, finalRoot: string): TrajectoryChange[] {
+  const initial = loadSnapshot(store.blobs, initialRoot);
+  const final = loadSnapshot(store.blobs, finalRoot);
+  const text = (entries: SnapshotEntry[], path: string) => {
+    const entry = entries.find((candidate) => candidate.path === path);
+    if (entry?.type !== "file" || entry.size > 200_000) return undefined;
+    const bytes = store.blobs.get(entry.sha256);
+    return bytes.subarray(0, 8000).includes(0) ? undefined : new TextDecoder().decode(bytes);
+  };
+  return diffSnapshots(initial, final).map((change) => {
+    const before = change.change === "added" ? "" : text(initial.entries, change.path);
+    const after = change.change === "removed" ? "" : text(final.entries, change.path);
+    const contentChanged = change.change !== "modified" || change.aspects?.includes("content");
+    return {
+      ...change,
+      ...(before !== undefined && after !== undefined && contentChanged
+        ? { diff: clip(unifiedDiff(before, after)) }
+        : {}),
+    };
+  });
+}
+
+function clip(text: string): string {
+  return text.length > MAX_TEXT
+    ? `${text.slice(0, MAX_TEXT / 2)}\n[... ${text.length - MAX_TEXT} characters omitted ...]\n${
+      text.slice(-MAX_TEXT / 2)
+    }`
+    : text;
+}

@@ -1,0 +1,93 @@
+/**
+ * A trajectory as text, for `verdict show`.
+ *
+ * @module
+ */
+import type { Trajectory } from "./trajectory.ts";
+
+/**
+ * Renders a trajectory for a terminal.
+ *
+ * @example
+ * ```ts
+ * import { trajectoryText } from "./trajectory_text.ts";
+ * const text = trajectoryText({
+ *   session: "s", task: "t", repeat: 0, instruction: "Do it.", steps: [], stop: null, verdict: null,
+ *   resumed: false, changes: [],
+ * });
+ * console.assert(text.startsWith("session s (t#0)"));
+ * ```
+ */
+export function trajectoryText(trajectory: Trajectory): string {
+  const lines: string[] = [];
+  const verdict = trajectory.verdict
+    ? `${trajectory.verdict.verdict} (${trajectory.verdict.bucket}: ${trajectory.verdict.reason})`
+    : "no verdict yet";
+  lines.push(`session ${trajectory.session} (${trajectory.task}#${trajectory.repeat}): ${verdict}`);
+  if (trajectory.stop) {
+    lines.push(
+      `stopped: ${trajectory.stop.reason}${
+        trajectory.stop.detail ? ` (${trajectory.stop.detail})` : ""
+      }`,
+    );
+  }
+  if (trajectory.resumed) lines.push("resumed after an interruption");
+  if (trajectory.instruction !== null) {
+    lines.push("", "task:", indent(trajectory.instruction.trimEnd(), "  "));
+  }
+  for (const step of trajectory.steps) {
+    lines.push("");
+    if (step.compaction) {
+      lines.push(
+        `  [context compacted: ${step.compaction.removedMessages} messages removed (${step.compaction.strategy})]`,
+      );
+    }
+    const cost = step.cost_usd === null ? "" : `, $${Number(step.cost_usd).toFixed(6)}`;
+    lines.push(
+      `step ${step.step} (${
+        step.usage.input + step.usage.cachedInput
+      } in, ${step.usage.output} out${cost}): ${step.content}`,
+    );
+    for (const call of step.calls) {
+      const decision = call.decision
+        ? call.decision.allowed ? "allowed" : `DENIED: ${call.decision.reason}`
+        : "not run";
+      lines.push(`  → ${call.tool} ${call.arguments}  [${decision}]`);
+      if (call.result) {
+        const marks = [
+          call.result.is_error ? "error" : "",
+          call.result.cached ? "cached" : "",
+          call.result.outcome_unknown ? "outcome unknown" : "",
+        ]
+          .filter(Boolean);
+        lines.push(
+          indent(preview(call.result.content), "      ") +
+            (marks.length > 0 ? `\n      (${marks.join(", ")})` : ""),
+        );
+      }
+    }
+  }
+  if (trajectory.changes.length > 0) {
+    lines.push("", "changes to the workspace:");
+    for (const change of trajectory.changes) {
+      lines.push(
+        `  ${change.change} ${change.path}${
+          change.aspects ? ` (${change.aspects.join(", ")})` : ""
+        }`,
+      );
+      if (change.diff) lines.push(indent(change.diff, "    "));
+    }
+  }
+  return lines.join("\n") + "\n";
+}
+
+function preview(text: string): string {
+  const lines = text.split("\n");
+  return lines.length > 12
+    ? [...lines.slice(0, 10), `... (${lines.length - 10} more lines)`].join("\n")
+    : text;
+}
+
+function indent(text: string, prefix: string): string {
+  return text.split("\n").map((line) => prefix + line).join("\n");
+}
