@@ -16,6 +16,7 @@ import type { Results, TrialRecord } from "../report/results.ts";
 import { writeRunReports } from "../report/run_reports.ts";
 import { missingImageMessage, removeLabelled } from "../sandbox/container.ts";
 import type { Docker } from "../sandbox/docker.ts";
+import { WorkspaceImages } from "../sandbox/workspace_image.ts";
 import type { RunRecord } from "../store/run_table.ts";
 import { openStore, type Store } from "../store/store.ts";
 import type { Suite } from "../task/load_suite.ts";
@@ -176,6 +177,10 @@ export async function runPool(
   let done = 0;
   let interrupted = false;
   const cleanups: Promise<void>[] = [];
+  const workspaces = new WorkspaceImages(deps.docker, {
+    "verdict.run": plans[0]?.run ?? "",
+    "verdict.role": "workspace-image",
+  });
   const worker = async () => {
     while (next < plans.length && !deps.signal.aborted) {
       const plan = plans[next++];
@@ -184,6 +189,7 @@ export async function runPool(
         const { record, cleanup } = await runTrial(plan, {
           store,
           docker: deps.docker,
+          workspaces,
           clock: deps.clock,
           rng: rng.stream(`trial/${plan.staged.task.id}/${plan.repeat}`),
           agent: deps.agent,

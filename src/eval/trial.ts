@@ -17,6 +17,7 @@ import type { RunCounters } from "../grading/requirements.ts";
 import type { TrialRecord } from "../report/results.ts";
 import { AGENT_USER, type Container, startContainer } from "../sandbox/container.ts";
 import type { Docker } from "../sandbox/docker.ts";
+import type { WorkspaceImages } from "../sandbox/workspace_image.ts";
 import {
   diffSnapshots,
   loadSnapshot,
@@ -52,6 +53,8 @@ export interface TrialDeps {
   store: Store;
   /** The docker CLI. */
   docker: Docker;
+  /** Where a trial's agent container gets its image with the workspace already in it. */
+  workspaces: WorkspaceImages;
   /** The injected clock. */
   clock: Clock;
   /** The trial's seeded random stream. */
@@ -146,8 +149,12 @@ export async function runTrial(
   });
   const spec = { image: manifest.image, workdir: manifest.workdir, network: manifest.network };
   const containers: Promise<Container | undefined>[] = [];
-  const start = (role: string, user?: string) => {
-    const starting = startContainer(docker, { ...spec, labels: labels(role), user }, deps.signal);
+  const start = (role: string, user?: string, image = spec.image) => {
+    const starting = startContainer(
+      docker,
+      { ...spec, image, labels: labels(role), user },
+      deps.signal,
+    );
     containers.push(starting.catch(() => undefined));
     return starting;
   };
@@ -184,7 +191,8 @@ export async function runTrial(
           image: manifest.image,
         },
       }]);
-      agentContainer = await start("agent", AGENT_USER);
+      const image = await deps.workspaces.imageFor(manifest.image, plan.staged.tar, deps.signal);
+      agentContainer = await start("agent", AGENT_USER, image);
     } else {
       if (resume.phase !== "grade" && resume.container) adopt(resume.container);
       if (resume.phase === "agent") {
@@ -205,7 +213,6 @@ export async function runTrial(
     const graderStarting = start("grader");
 
     if (resume === undefined) {
-      await agentContainer!.copyIn(plan.staged.tar, "/");
       storeSnapshot(store.blobs, initial);
       record([{
         kind: "workspace.staged",

@@ -1,0 +1,108 @@
+/**
+ * Workspace images: a task's image with its staged workspace already unpacked in it, made once per
+ * (image, workspace) and kept by Docker, so a trial's container starts with the workspace in place
+ * instead of waiting for a copy. The name is content-addressed (the base image's id and the
+ * workspace tar's sha256), so a rebuilt base image or a changed workspace gets a new one, and a
+ * cached one is exactly what copying in would have produced.
+ *
+ * @module
+ */
+import { InfrastructureError } from "../core/errors.ts";
+import { sha256Hex } from "../core/hash.ts";
+import { missingImageMessage } from "./container.ts";
+import { type Docker, firstLine } from "./docker.ts";
+
+/** The repository every workspace image is tagged in; `docker image rm` them by it. */
+export const WORKSPACE_REPOSITORY = "verdict-workspace";
+
+/** The label every workspace image carries (its value is the workspace tar's sha256). */
+export const WORKSPACE_LABEL = "verdict.workspace";
+
+/**
+ * Makes and remembers workspace images for one process.
+ *
+ * @example
+ * ```ts
+ * import { Docker } from "./docker.ts";
+ * import { packTar } from "./tar.ts";
+ * import { WorkspaceImages } from "./workspace_image.ts";
+ * const docker = new Docker({ PATH: "/usr/bin:/bin" });
+ * const images = new WorkspaceImages(docker, { "verdict.run": "r1" });
+ * const tar = packTar([{ path: "workspace/a.txt", type: "file", mode: 0o644, data: new Uint8Array([104]) }]);
+ * const image = await images.imageFor("verdict/busybox", tar);
+ * console.log(image); // verdict-workspace:…, with /workspace/a.txt in it
+ * ```
+ */
+export class WorkspaceImages {
+  readonly #docker: Docker;
+  readonly #labels: Record<string, string>;
+  readonly #images = new Map<string, Promise<string>>();
+
+  /**
+   * @param docker The docker CLI.
+   * @param labels Labels for the short-lived container an image is committed from (so an
+   * interrupted run's sweep finds it).
+   */
+  constructor(docker: Docker, labels: Record<string, string>) {
+    this.#docker = docker;
+    this.#labels = labels;
+  }
+
+  /**
+   * The image to start a trial's agent container from: `base` with `tar` unpacked at `/`.
+   * Concurrent callers for the same pair share one build.
+   *
+   * @throws {InfrastructureError} when the base image is missing or the engine refuses.
+   */
+  imageFor(base: string, tar: Uint8Array, signal?: AbortSignal): Promise<string> {
+    const tarHash = sha256Hex(tar);
+    const key = `${base}\n${tarHash}`;
+    let image = this.#images.get(key);
+    if (image === undefined) {
+      image = this.#ensure(base, tar, tarHash, signal);
+      this.#images.set(key, image);
+      image.catch(() => this.#images.delete(key));
+    }
+    return image;
+  }
+
+  async #ensure(
+    base: string,
+    tar: Uint8Array,
+    tarHash: string,
+    signal?: AbortSignal,
+  ): Promise<string> {
+    const docker = this.#docker;
+    const inspected = await docker.run(["image", "inspect", "--format", "{{.Id}}", base], {
+      signal,
+    });
+    if (inspected.code !== 0) throw new InfrastructureError(missingImageMessage(base));
+    const baseId = new TextDecoder().decode(inspected.stdout).trim();
+    const tag = `${WORKSPACE_REPOSITORY}:${sha256Hex(`${baseId}\n${tarHash}`).slice(0, 32)}`;
+    if (await docker.hasImage(tag, signal)) return tag;
+
+    const labels = Object.entries(this.#labels).flatMap(([key, value]) => [
+      "--label",
+      `${key}=${value}`,
+    ]);
+    // Created, never started: nothing runs in it, and `docker cp` writes straight into its layer.
+    const id = await docker.text(["create", "--pull=never", "--network=none", ...labels, base], {
+      signal,
+    });
+    try {
+      const copied = await docker.run(["cp", "-", `${id}:/`], { stdin: tar, signal });
+      if (copied.code !== 0) {
+        throw new InfrastructureError(
+          `could not copy the workspace into an image of ${base}: ${firstLine(copied.stderr)}`,
+        );
+      }
+      await docker.text(
+        ["commit", "--change", `LABEL ${WORKSPACE_LABEL}=${tarHash}`, id, tag],
+        { signal },
+      );
+    } finally {
+      await docker.run(["rm", "--force", "--volumes", id]).catch(() => undefined);
+    }
+    return tag;
+  }
+}
