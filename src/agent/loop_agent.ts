@@ -21,6 +21,7 @@ import type { Message, Model, ModelRequest, ModelResponse, ToolCall } from "../m
 import { costOfUsage, type Price } from "../model/prices.ts";
 import { requestTokens, type TokenCounter } from "../model/tokens.ts";
 import { decide, type Policy } from "../policy/policy.ts";
+import type { NewEvent } from "../store/event_log.ts";
 import type { Task } from "../task/task.ts";
 import { BUILTIN_TOOLS } from "../tools/builtin_tools.ts";
 import type { AnyTool, ToolContext, ToolResult } from "../tools/tool.ts";
@@ -264,7 +265,11 @@ export function loopAgent(options: LoopAgentOptions): Agent {
       }
 
       async function runCall(call: ToolCall, step: number, index: number): Promise<ToolResult> {
-        const answer = (result: ToolResult, extra: Record<string, unknown> = {}) => {
+        const answer = (
+          result: ToolResult,
+          extra: Record<string, unknown> = {},
+          along: NewEvent[] = [],
+        ) => {
           context.record([{
             kind: "tool.result",
             payload: {
@@ -276,7 +281,7 @@ export function loopAgent(options: LoopAgentOptions): Agent {
               ...(result.finish ? { finish: true } : {}),
               ...extra,
             },
-          }]);
+          }, ...along]);
           return result;
         };
         const tool = byName.get(call.name);
@@ -350,13 +355,15 @@ export function loopAgent(options: LoopAgentOptions): Agent {
         const extra: Record<string, unknown> = { idempotency_key: key };
         if (cached) extra.cached = true;
         if (outcome_unknown) extra.outcome_unknown = true;
-        answer(result, extra);
-        if (ran && tool.mutates && context.snapshot) {
-          context.record([{
+        // The result and the snapshot of what it changed commit together: a crash between them
+        // would leave a result whose effect a restored container lacks.
+        const snapshot = ran && tool.mutates && context.snapshot
+          ? [{
             kind: "workspace.snapshot",
             payload: { step, call_id: call.id, root: await context.snapshot() },
-          }]);
-        }
+          }]
+          : [];
+        answer(result, extra, snapshot);
         if (ran) await crash("after-result", step);
         return result;
       }

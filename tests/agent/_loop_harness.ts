@@ -36,6 +36,19 @@ export const echoTool: AnyTool = {
     Promise.resolve({ content: "x".repeat(args.size ?? 10), isError: false }),
 };
 
+/** A tool that "changes files" (it says so), without a container. */
+export const touchTool: AnyTool = {
+  schema: {
+    name: "touch",
+    description: "touch",
+    parameters: { type: "object", properties: {} },
+  },
+  idempotent: false,
+  mutates: true,
+  args: z.strictObject({}),
+  run: () => Promise.resolve({ content: "touched", isError: false }),
+};
+
 /** A task manifest for loop tests. */
 export function testTask(overrides: Partial<Manifest> = {}): Task {
   const manifest: Manifest = {
@@ -65,7 +78,14 @@ export function testTask(overrides: Partial<Manifest> = {}): Task {
 /** Runs the loop with a model function; returns the outcome, the events and the requests seen. */
 export async function runLoop(
   answer: (request: ModelRequest, call: number) => ModelResponse,
-  options: { task?: Task; policy?: Policy; price?: Price | null; tools?: AnyTool[] } = {},
+  options: {
+    task?: Task;
+    policy?: Policy;
+    price?: Price | null;
+    tools?: AnyTool[];
+    snapshot?: () => Promise<string>;
+    batches?: NewEvent[][];
+  } = {},
 ): Promise<{ outcome: AgentOutcome; events: NewEvent[]; requests: ModelRequest[] }> {
   const events: NewEvent[] = [];
   const requests: ModelRequest[] = [];
@@ -90,7 +110,11 @@ export async function runLoop(
     task: options.task ?? testTask(),
     session: "s",
     container: undefined as unknown as Container,
-    record: (batch) => void events.push(...batch),
+    record: (batch) => {
+      events.push(...batch);
+      options.batches?.push(batch);
+    },
+    snapshot: options.snapshot,
     storeBlob: (text) => sha256Hex(text),
     clock,
     rng: new SplitMix64(1),

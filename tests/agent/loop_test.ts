@@ -10,7 +10,8 @@ import { DEFAULT_POLICY } from "../../src/policy/default_policy.ts";
 import type { Container } from "../../src/sandbox/container.ts";
 import { finishTool } from "../../src/tools/finish_tool.ts";
 import { shellTool } from "../../src/tools/shell_tool.ts";
-import { calls, echoTool, runLoop, testTask } from "./_loop_harness.ts";
+import type { NewEvent } from "../../src/store/event_log.ts";
+import { calls, echoTool, runLoop, testTask, touchTool } from "./_loop_harness.ts";
 
 const text = (content: string, finish: "stop" | "refusal" = "stop") => ({
   content,
@@ -129,6 +130,38 @@ Deno.test("every tool call is recorded as intent then result, with an idempotenc
   }
   assert.notEqual(intents[0].payload.idempotency_key, intents[1].payload.idempotency_key);
   assert.equal(kinds.at(-1), "loop.stopped");
+});
+
+Deno.test("a changing call's result commits with the snapshot of its effect, or not at all", async () => {
+  const model = (_request: unknown, call: number) =>
+    call === 1 ? calls(["touch", {}], ["echo", { size: 1 }]) : calls(["finish", {}]);
+  const batches: NewEvent[][] = [];
+  await runLoop(model, {
+    tools: [touchTool, echoTool, finishTool],
+    snapshot: () => Promise.resolve("a".repeat(64)),
+    batches,
+  });
+  const resultBatches = batches.filter((batch) => batch[0].kind === "tool.result");
+  assert.deepEqual(
+    resultBatches.map((batch) => batch.map((event) => `${event.kind}:${event.payload.tool ?? ""}`)),
+    [["tool.result:touch", "workspace.snapshot:"], ["tool.result:echo"], ["tool.result:finish"]],
+  );
+
+  // The process dies while the snapshot is taken: the log must not claim a result whose effect a
+  // restored container would lack; the intent alone makes resume treat it as unknown.
+  const died: NewEvent[][] = [];
+  await assert.rejects(
+    () =>
+      runLoop(model, {
+        tools: [touchTool, echoTool, finishTool],
+        snapshot: () => Promise.reject(new Error("killed while copying out")),
+        batches: died,
+      }),
+    /killed while copying out/,
+  );
+  const kinds = died.flat().map((event) => `${event.kind}:${event.payload.tool ?? ""}`);
+  assert.ok(kinds.includes("tool.intent:touch"), kinds.join(" "));
+  assert.ok(!kinds.includes("tool.result:touch"), kinds.join(" "));
 });
 
 Deno.test("a model call still running at the task's deadline is aborted: timeout", async () => {
