@@ -6,7 +6,7 @@
  */
 import { join } from "node:path";
 import type { TrialRecord } from "../src/report/results.ts";
-import { VERDICT_EVENT } from "../src/store/run_table.ts";
+import { chainedSummary, VERDICT_EVENT } from "../src/store/run_table.ts";
 import { openStore } from "../src/store/store.ts";
 
 /** One synthetic trial: task, repeat, verdict. */
@@ -40,8 +40,7 @@ export async function writeRun(
     const session = `${id}-${task}-${repeat}`;
     store.runs.createSession({ id: session, run: id, task, repeat });
     const record = syntheticRecord(session, task, repeat, verdict);
-    const { bucket, reason } = record;
-    store.events.append(session, [{ kind: VERDICT_EVENT, payload: { verdict, bucket, reason } }]);
+    store.events.append(session, [{ kind: VERDICT_EVENT, payload: chainedSummary(record) }]);
     store.runs.finishSession(session, record);
   }
   store.close();

@@ -28,7 +28,7 @@ import {
 } from "../sandbox/snapshot.ts";
 import { packTar } from "../sandbox/tar.ts";
 import type { NewEvent } from "../store/event_log.ts";
-import { VERDICT_EVENT } from "../store/run_table.ts";
+import { chainedSummary, VERDICT_EVENT } from "../store/run_table.ts";
 import type { Store } from "../store/store.ts";
 import type { StagedTask } from "./staged_task.ts";
 
@@ -300,7 +300,7 @@ export async function runTrial(
   store.transaction(() => {
     record([{
       kind: VERDICT_EVENT,
-      payload: { verdict: result.verdict, bucket: result.bucket, reason: result.reason },
+      payload: chainedSummary(result),
     }]);
     store.runs.finishSession(plan.session, result);
   });

@@ -14,6 +14,38 @@ import { genesisHash } from "./event_log.ts";
  */
 export const VERDICT_EVENT = "trial.verdict";
 
+/**
+ * The fields of a trial's summary that its {@linkcode VERDICT_EVENT} carries, so they are under the
+ * hash chain: all but the wall time, which is not reproducible and so stays out of the chain.
+ */
+export const CHAINED_SUMMARY_FIELDS = [
+  "verdict",
+  "bucket",
+  "reason",
+  "steps",
+  "tokens",
+  "cost_usd",
+] as const;
+
+/**
+ * The payload of a session's {@linkcode VERDICT_EVENT}: its summary's chained fields.
+ *
+ * @example
+ * ```ts
+ * import { chainedSummary } from "./run_table.ts";
+ * const payload = chainedSummary({
+ *   verdict: "pass", bucket: "pass", reason: "tests passed", steps: 3,
+ *   tokens: { input: 10, output: 2 }, cost_usd: null, duration_ms: 1234,
+ * });
+ * console.assert(!("duration_ms" in payload) && payload.steps === 3);
+ * ```
+ */
+export function chainedSummary(
+  result: Omit<TrialSummary, "task" | "repeat">,
+): Record<string, unknown> {
+  return Object.fromEntries(CHAINED_SUMMARY_FIELDS.map((field) => [field, result[field]]));
+}
+
 /** A run's status. */
 export type RunStatus = "running" | "finished" | "interrupted";
 

@@ -8,7 +8,12 @@ import { canonicalJson } from "../core/canonical_json.ts";
 import { CorruptionError } from "../core/errors.ts";
 import { isSha256Hex } from "../core/hash.ts";
 import { eventHash, type EventRow, genesisHash } from "./event_log.ts";
-import { type SessionRecord, type TrialSummary, VERDICT_EVENT } from "./run_table.ts";
+import {
+  CHAINED_SUMMARY_FIELDS,
+  type SessionRecord,
+  type TrialSummary,
+  VERDICT_EVENT,
+} from "./run_table.ts";
 import type { Store } from "./store.ts";
 
 /** One thing verification found wrong. */
@@ -154,7 +159,7 @@ function resultProblems(
     problems.push(`the log of a finished session must end with a ${VERDICT_EVENT} event`);
   } else {
     const chained = JSON.parse(last.payload) as Record<string, unknown>;
-    for (const field of ["verdict", "bucket", "reason"]) {
+    for (const field of CHAINED_SUMMARY_FIELDS) {
       if (canonicalJson(chained[field]) !== canonicalJson(result[field])) {
         problems.push(
           `the stored result's ${field} is ${canonicalJson(result[field])} but the chained ` +

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
-import { VERDICT_EVENT } from "../../src/store/run_table.ts";
+import { chainedSummary, VERDICT_EVENT } from "../../src/store/run_table.ts";
 import { openStore } from "../../src/store/store.ts";
 import { syntheticRecord } from "../_synthetic_runs.ts";
 import { verifyRun } from "../../src/store/verify.ts";
@@ -20,11 +20,9 @@ async function recordedHome(path: string): Promise<void> {
         { kind: "tool.result", payload: { step, output: `${session} ${step} `.repeat(600) } },
       ]);
     }
-    store.events.append(session, [{
-      kind: VERDICT_EVENT,
-      payload: { verdict: "pass", bucket: "pass", reason: "tests passed" },
-    }]);
-    store.runs.finishSession(session, syntheticRecord(session, session, 0, "pass"));
+    const record = syntheticRecord(session, session, 0, "pass");
+    store.events.append(session, [{ kind: VERDICT_EVENT, payload: chainedSummary(record) }]);
+    store.runs.finishSession(session, record);
   }
   store.close();
 }
@@ -137,6 +135,21 @@ Deno.test("verify catches a verdict edited outside the hash chain", async () => 
   assert.match(
     both.stdout,
     /session s-two: the stored result's verdict is "fail" but the chained trial.verdict event \(event 8\) says "pass"/,
+  );
+
+  await recordedHome(join(dir.path, "cost"));
+  // A cheaper run, in the columns and the result alike: the chained event still has the cost.
+  tamper(
+    join(dir.path, "cost"),
+    (db) =>
+      db.exec(`UPDATE sessions SET cost_usd = 0.001, result = replace(result, '"cost_usd":0.0125',
+             '"cost_usd":0.001') WHERE id = 's-one'`),
+  );
+  const cost = await runVerdict(["verify", "abc123def456", "--home", join(dir.path, "cost")]);
+  assert.equal(cost.code, 1);
+  assert.match(
+    cost.stdout,
+    /session s-one: the stored result's cost_usd is 0.001 but the chained trial.verdict event \(event 8\) says 0.0125/,
   );
 });
 
