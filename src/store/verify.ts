@@ -136,15 +136,7 @@ export function verifyRun(
   return report;
 }
 
-const SUMMARY_FIELDS = [
-  "verdict",
-  "bucket",
-  "reason",
-  "steps",
-  "tokens",
-  "cost_usd",
-  "duration_ms",
-] as const;
+const SUMMARY_FIELDS = [...CHAINED_SUMMARY_FIELDS, "duration_ms"] as const;
 
 /** A finished session's result against its chained verdict event and its summary columns. */
 function resultProblems(
