@@ -48,9 +48,9 @@ export function progressDisplay(
       const config = run.config as Record<string, unknown>;
       const tasks = Array.isArray(config.tasks) ? config.tasks.length : "?";
       write(
-        `run ${run.id}: ${trials} trials (${tasks} tasks × ${
-          config.repeat ?? 1
-        }), agent ${config.agent}` +
+        `run ${run.id}: ${trials} trial${trials === 1 ? "" : "s"} (${tasks} task${
+          tasks === 1 ? "" : "s"
+        } × ${config.repeat ?? 1}), agent ${config.agent}` +
           (config.model ? `, model ${config.model}` : "") + `, seed ${config.seed}\n`,
       );
       if (cleanedUp.length > 0) {
