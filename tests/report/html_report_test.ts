@@ -51,8 +51,10 @@ Deno.test("report.html opens from disk with no network and no console errors, an
     home.path,
   ]);
   assert.equal(evaluated.code, 0, evaluated.stderr);
-  const results = JSON.parse(evaluated.stdout) as Results;
-  const html = join(home.path, "runs", results.run.id, "report.html");
+  const { run } = JSON.parse(evaluated.stdout) as Results;
+  const runDir = join(home.path, "runs", run.id);
+  const results = JSON.parse(await Deno.readTextFile(join(runDir, "results.json"))) as Results;
+  const html = join(runDir, "report.html");
 
   const browser = await launch();
   try {
@@ -89,6 +91,7 @@ Deno.test("report.html opens from disk with no network and no console errors, an
     const trial = results.trials[0];
     await page.click(`details[data-session="${trial.session}"] > summary`);
     const calls = page.locator(`details[data-session="${trial.session}"] .tool-call`);
+    assert.ok(trial.tool_calls > 0);
     assert.equal(await calls.count(), trial.tool_calls, "opening a trial shows every tool call");
     assert.equal(await calls.first().getAttribute("data-tool"), "list_dir");
     assert.ok(await calls.first().isVisible());
