@@ -6,7 +6,6 @@
  */
 import { z } from "zod";
 import type { AgentContext } from "../src/agent/agent.ts";
-import { LogicalClock } from "../src/core/clock.ts";
 import { SplitMix64 } from "../src/core/rng.ts";
 import type { Model, ModelResponse } from "../src/model/model.ts";
 import type { Container } from "../src/sandbox/container.ts";
@@ -91,7 +90,6 @@ export function storeContext(store: Store, session: string, task: Task): AgentCo
     container: undefined as unknown as Container,
     record: (events) => void store.events.append(session, events),
     storeBlob: (text) => store.blobs.putText(text),
-    clock: new LogicalClock(),
     rng: new SplitMix64(1),
     timeoutMs: 3_600_000,
     resumed: false,

@@ -4,7 +4,6 @@
  *
  * @module
  */
-import type { Clock } from "../core/clock.ts";
 import type { Rng } from "../core/rng.ts";
 import type { RunCounters } from "../grading/requirements.ts";
 import type { Container } from "../sandbox/container.ts";
@@ -28,8 +27,6 @@ export interface AgentContext {
   storeBlob(text: string): string;
   /** Seals the workspace as it is now (a checkpoint to restore on resume); returns the root. */
   snapshot?(): Promise<string>;
-  /** The injected clock. */
-  clock: Clock;
   /** The trial's seeded random stream. */
   rng: Rng;
   /** How long the agent may still work, in ms: the task's `timeout_s`, less what a resumed trial used. */

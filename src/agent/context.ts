@@ -8,7 +8,7 @@
  * @module
  */
 import type { Message, ToolSchema } from "../model/model.ts";
-import { messageTokens, type TokenCounter, toolTokens } from "../model/tokens.ts";
+import { MESSAGE_OVERHEAD, messageTokens, type TokenCounter, toolTokens } from "../model/tokens.ts";
 import { truncateMiddle } from "../tools/truncate.ts";
 
 /** A task's `context` settings. */
@@ -68,7 +68,7 @@ export function fitContext(
   counter: TokenCounter,
 ): FitOutcome {
   const limit = budget.maxTokens - budget.reserveOutputTokens;
-  const fixed = 4 + counter.count(system) + toolTokens(counter, tools) +
+  const fixed = MESSAGE_OVERHEAD + counter.count(system) + toolTokens(counter, tools) +
     messageTokens(counter, messages[0]);
   if (fixed > limit) {
     return {

@@ -17,7 +17,14 @@ import { deriveId } from "../core/ids.ts";
 import { costOf, formatUsd, usd } from "../core/money.ts";
 import { type RunCounters, ZERO_COUNTERS } from "../grading/requirements.ts";
 import { RequestFingerprinter } from "../model/fingerprint.ts";
-import type { Message, Model, ModelRequest, ModelResponse, ToolCall } from "../model/model.ts";
+import {
+  type Message,
+  type Model,
+  type ModelRequest,
+  type ModelResponse,
+  type ToolCall,
+  totalInput,
+} from "../model/model.ts";
 import { costOfUsage, type Price } from "../model/prices.ts";
 import { requestTokens, type TokenCounter } from "../model/tokens.ts";
 import { decide, type Policy } from "../policy/policy.ts";
@@ -214,7 +221,7 @@ export function loopAgent(options: LoopAgentOptions): Agent {
             throw error;
           }
           const cost = price ? costOfUsage(price, response.usage) : null;
-          tokens.input += response.usage.input + response.usage.cachedInput;
+          tokens.input += totalInput(response.usage);
           tokens.output += response.usage.output;
           counters.totalTokens = tokens.input + tokens.output;
           if (cost !== null && counters.costUsd !== null) counters.costUsd += cost;
@@ -313,7 +320,7 @@ export function loopAgent(options: LoopAgentOptions): Agent {
           });
         }
         const args = parsed.data as Record<string, unknown>;
-        const decision = decide(policy, call.name, args);
+        const decision = decide(policy, call.name, args, context.task.manifest.workdir);
         context.record([{
           kind: "policy.decision",
           payload: { step, call_id: call.id, tool: call.name, ...decision },

@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { UsageError } from "../core/errors.ts";
 import { nearest } from "../core/suggest.ts";
 import { openStore, type Store } from "../store/store.ts";
-import type { RunRecord } from "../store/run_table.ts";
+import type { RunRecord, SessionRecord } from "../store/run_table.ts";
 import type { OptionValues } from "./command.ts";
 import type { Io } from "./io.ts";
 
@@ -78,4 +78,32 @@ export function findRun(store: Store, id: string): RunRecord {
     ? "; the state directory has no runs yet"
     : `; known runs: ${runs.slice(-5).map((run) => run.id).join(", ")}`;
   throw new UsageError(`no run '${id}' in ${store.path}${hint}`);
+}
+
+/**
+ * A session by id or unique prefix, across runs.
+ *
+ * @throws {UsageError} naming the nearest id when none matches, or the matches when several do.
+ * @example
+ * ```ts
+ * import { openStore } from "../store/store.ts";
+ * import { findSession } from "./state.ts";
+ * const store = openStore(":memory:");
+ * store.runs.create({ id: "r1", config: {}, createdAt: 0 });
+ * store.runs.createSession({ id: "s-abc", run: "r1", task: "t", repeat: 0 });
+ * console.assert(findSession(store, "s-a").id === "s-abc");
+ * ```
+ */
+export function findSession(store: Store, id: string): SessionRecord {
+  const exact = store.runs.session(id);
+  if (exact !== undefined) return exact;
+  const prefixed = store.runs.sessionIdsStartingWith(id);
+  if (prefixed.length === 1) return store.runs.session(prefixed[0])!;
+  if (prefixed.length > 1) {
+    throw new UsageError(`session prefix '${id}' is ambiguous: ${prefixed.join(", ")}`);
+  }
+  const guess = nearest(id, store.runs.sessionIdsStartingWith(""));
+  throw new UsageError(
+    `no session '${id}' in ${store.path}${guess ? `; did you mean ${guess}?` : ""}`,
+  );
 }

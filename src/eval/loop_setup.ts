@@ -12,7 +12,7 @@ import { UsageError } from "../core/errors.ts";
 import { readInputFile } from "../core/input_file.ts";
 import { sha256Hex } from "../core/hash.ts";
 import { ANTHROPIC_DEFAULT_BASE_URL, anthropicModel } from "../model/anthropic.ts";
-import { DEFAULT_RETRY, type RetryPolicy } from "../model/_http.ts";
+import { DEFAULT_RETRY } from "../model/_http.ts";
 import type { Model } from "../model/model.ts";
 import { formatModelSpec, parseModelSpec } from "../model/model_spec.ts";
 import { OPENAI_DEFAULT_BASE_URL, openAiModel } from "../model/openai.ts";
@@ -43,8 +43,6 @@ export interface LoopChoices {
   env: (name: string) => string | undefined;
   /** The injected clock (retry waits). */
   clock: Clock;
-  /** Retry bounds (tests shorten them). */
-  retry?: RetryPolicy;
   /** What the scripted model's crash knob does at its point (print, then die). */
   onCrash?: (point: string, step: number) => Promise<void>;
   /** Building it for replay: no model will be called, so no key is needed. */
@@ -62,9 +60,9 @@ export interface LoopSetup {
   /** The crash knob's hook, for the trial's own crash point (`grading`). */
   crash?: CrashHook;
   /** The same agent, following a recorded session first (resume). */
-  following?(driver: SessionDriver): Agent;
+  following(driver: SessionDriver): Agent;
   /** The same agent answered only by a record (replay); `liveTools` runs the tools for real. */
-  replaying?(driver: SessionDriver, liveTools: boolean): Agent;
+  replaying(driver: SessionDriver, liveTools: boolean): Agent;
 }
 
 /**
@@ -107,7 +105,6 @@ export async function setupLoopAgent(
 
   let baseUrl: string | null = null;
   let createModel: (context: Parameters<Agent["run"]>[0]) => Promise<Model>;
-  const retry = choices.retry ?? DEFAULT_RETRY;
   if (spec.kind === "scripted") {
     createModel = (context) =>
       scriptedModel({
@@ -120,7 +117,7 @@ export async function setupLoopAgent(
     const openai = spec.kind === "openai";
     const keyName = openai ? "OPENAI_API_KEY" : "ANTHROPIC_API_KEY";
     const apiKey = choices.env(keyName) ?? "";
-    if (!openai && apiKey === "") {
+    if (!openai && apiKey === "" && !choices.forReplay) {
       throw new UsageError(`${model} needs an API key: set ANTHROPIC_API_KEY`);
     }
     baseUrl = choices.baseUrl ?? choices.env(openai ? "OPENAI_BASE_URL" : "ANTHROPIC_BASE_URL") ??
@@ -135,8 +132,8 @@ export async function setupLoopAgent(
       const http = {
         clock: choices.clock,
         rng: context.rng.stream("retry"),
-        retry,
-        secrets: apiKey ? [apiKey] : [],
+        retry: DEFAULT_RETRY,
+        secrets: [], // each provider redacts its own key
         onRetry: (attempt: Record<string, unknown>) =>
           context.record([{ kind: "model.retry", payload: attempt }]),
       };
@@ -193,6 +190,30 @@ export async function setupLoopAgent(
         createModel: () => Promise.resolve(driver.wrapModel(null)),
         runTool: liveTools ? driver.compareTool : driver.runTool(false),
       }),
+  };
+}
+
+/**
+ * The choices a run was made with, read back from its recorded model and settings (the inverse of
+ * {@linkcode LoopSetup.settings}), for resume and replay.
+ *
+ * @example
+ * ```ts
+ * import { recordedChoices } from "./loop_setup.ts";
+ * const choices = recordedChoices({ model: "scripted", settings: { policy: "default", cost: "unknown" } });
+ * console.assert(choices.noCost && choices.policyFile === undefined);
+ * ```
+ */
+export function recordedChoices(
+  config: { model?: string | null; settings?: Record<string, unknown> | null },
+): Pick<LoopChoices, "model" | "baseUrl" | "pricesFile" | "noCost" | "policyFile"> {
+  const settings = config.settings ?? {};
+  return {
+    model: config.model ?? "scripted",
+    baseUrl: (settings.base_url as string | null) ?? undefined,
+    pricesFile: (settings.prices_file as string | null) ?? undefined,
+    noCost: settings.cost === "unknown",
+    policyFile: settings.policy === "default" ? undefined : settings.policy as string,
   };
 }
 

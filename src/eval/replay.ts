@@ -7,7 +7,6 @@
  *
  * @module
  */
-import { RecordedClock } from "../core/clock.ts";
 import { sha256Hex } from "../core/hash.ts";
 import { type Difference, firstDifference } from "../core/first_difference.ts";
 import { SplitMix64 } from "../core/rng.ts";
@@ -108,13 +107,12 @@ export async function replaySession(
       });
       await container.copyIn(staged.tar, "/");
     }
-    const outcome = await setup.replaying!(driver, deps.live).run({
+    const outcome = await setup.replaying(driver, deps.live).run({
       task,
       session: session.id,
       container: container as Container,
       record: () => {}, // a replay writes nothing
       storeBlob: (text) => sha256Hex(text), // the parts are in the store already, or differ
-      clock: new RecordedClock([]),
       rng: new SplitMix64(0),
       timeoutMs: task.manifest.limits.timeout_s * 1000,
       resumed: false,

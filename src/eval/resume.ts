@@ -15,14 +15,12 @@ import { oracleAgent } from "../agent/oracle.ts";
 import { UsageError } from "../core/errors.ts";
 import { VERSION } from "../core/version.ts";
 import { writeRunReports } from "../report/run_reports.ts";
-import { Container, findLabelled } from "../sandbox/container.ts";
-import { storeSnapshot } from "../sandbox/snapshot.ts";
+import { AGENT_USER, Container, findLabelled } from "../sandbox/container.ts";
 import type { StoredEvent } from "../store/event_log.ts";
 import type { RunRecord } from "../store/run_table.ts";
 import type { Store } from "../store/store.ts";
 import { loadSuite, selectTasks } from "../task/load_suite.ts";
 import type { Task } from "../task/task.ts";
-import { BUILTIN_TOOLS } from "../tools/builtin_tools.ts";
 import type { LoopSetup } from "./loop_setup.ts";
 import { type EvalDeps, type EvalOutcome, runPool } from "./run_eval.ts";
 import { tryLockRun } from "./run_lock.ts";
@@ -144,7 +142,6 @@ export async function resumeRun(
     const resumeFor = async (plan: TrialPlan): Promise<ResumePoint | undefined> => {
       const events = store.events.read(plan.session);
       if (events.length === 0) return undefined; // never started: run it from the beginning
-      storeSnapshot(store.blobs, plan.staged.initial);
       return await resumePoint(plan, events, deps, setup, agent);
     };
     const interrupted = await runPool(
@@ -174,11 +171,6 @@ function differencesFromRecord(config: RunConfig, choices: ResumeChoices): strin
   const policy = (config.settings?.policy as string | undefined) ?? "default";
   if (choices.policy !== undefined && choices.policy !== policy) {
     differences.push(`the policy is ${choices.policy}, the run used ${policy}`);
-  }
-  const recordedTools = config.settings?.tools as string[] | undefined;
-  const tools = BUILTIN_TOOLS.map((tool) => tool.schema.name);
-  if (recordedTools && recordedTools.join(",") !== tools.join(",")) {
-    differences.push(`the tools are ${tools.join(", ")}, the run had ${recordedTools.join(", ")}`);
   }
   return differences;
 }
@@ -222,7 +214,7 @@ async function resumePoint(
   }
   const container = await survivingAgentContainer(plan, deps, stopped === undefined);
   if (outcome) return { phase: "seal", outcome, container, restoreRoot };
-  if (setup?.following === undefined) {
+  if (setup === undefined) {
     // The oracle and nop agents have no record to follow: they start over on the staged workspace.
     await container?.remove();
     return {
@@ -258,8 +250,8 @@ async function survivingAgentContainer(
     `verdict.session=${plan.session}`,
     "verdict.role=agent",
   ]);
-  // Running or paused: the agent was still at work. Exited: killed for its seal, which it still holds.
-  const usable = running ? ["running", "paused"] : ["running", "paused", "exited"];
+  // Running: the agent was still at work. Exited: killed for its seal, which it still holds.
+  const usable = running ? ["running"] : ["running", "exited"];
   const alive = found.find((container) => usable.includes(container.state));
   for (const dead of found.filter((container) => container !== alive)) {
     await deps.docker.run(["rm", "--force", dead.id]);
@@ -271,8 +263,7 @@ async function survivingAgentContainer(
     workdir: manifest.workdir,
     network: manifest.network,
     labels: { "verdict.run": plan.run, "verdict.session": plan.session, "verdict.role": "agent" },
-    user: "1000:1000",
+    user: AGENT_USER,
   });
-  if (alive.state === "paused" && running) await container.unpause();
   return container;
 }

@@ -15,6 +15,7 @@ import { VERSION } from "../core/version.ts";
 import type { Results, TrialRecord } from "../report/results.ts";
 import { writeRunReports } from "../report/run_reports.ts";
 import { missingImageMessage, removeLabelled } from "../sandbox/container.ts";
+import { storeSnapshot } from "../sandbox/snapshot.ts";
 import type { Docker } from "../sandbox/docker.ts";
 import { WorkspaceImages } from "../sandbox/workspace_image.ts";
 import type { RunRecord } from "../store/run_table.ts";
@@ -171,12 +172,15 @@ export async function runPool(
   store: Store,
   resumeFor?: (plan: TrialPlan) => Promise<ResumePoint | undefined>,
 ): Promise<boolean> {
-  const request = settings;
-  const rng = new SplitMix64(request.seed);
+  const rng = new SplitMix64(settings.seed);
   let next = 0;
   let done = 0;
   let interrupted = false;
   const cleanups: Promise<void>[] = [];
+  // Every trial starts from its task's initial snapshot, and a resumed one may be restored from it.
+  for (const staged of new Set(plans.map((plan) => plan.staged))) {
+    storeSnapshot(store.blobs, staged.initial);
+  }
   const workspaces = new WorkspaceImages(deps.docker, {
     "verdict.run": plans[0]?.run ?? "",
     "verdict.role": "workspace-image",
@@ -206,7 +210,7 @@ export async function runPool(
     }
   };
   const workers = Array.from(
-    { length: Math.max(1, Math.min(request.concurrency, plans.length)) },
+    { length: Math.max(1, Math.min(settings.concurrency, plans.length)) },
     worker,
   );
   try {

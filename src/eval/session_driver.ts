@@ -14,7 +14,7 @@ import type { NewEvent, StoredEvent } from "../store/event_log.ts";
 import type { ToolResult } from "../tools/tool.ts";
 
 /** The events the loop writes for every step; the others (snapshots, retries) are side records. */
-export const STRUCTURAL_KINDS: ReadonlySet<string> = new Set([
+const STRUCTURAL_KINDS: ReadonlySet<string> = new Set([
   "loop.started",
   "context.compacted",
   "model.request",
@@ -26,7 +26,7 @@ export const STRUCTURAL_KINDS: ReadonlySet<string> = new Set([
 ]);
 
 /** What the model is told about a call the harness started and never saw finish. */
-export const OUTCOME_UNKNOWN =
+const OUTCOME_UNKNOWN =
   "outcome unknown: the harness stopped while this call was running, so whether it took effect is unknown; check the state before relying on it";
 
 /** The re-driven session did something other than what its record says. */

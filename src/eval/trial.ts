@@ -1,6 +1,6 @@
 /**
  * One trial: the agent works in a fresh container, the end state is sealed once every process in
- * it is frozen, and grading happens in a second fresh container. Everything is recorded in the
+ * it is killed, and grading happens in a second fresh container. Everything is recorded in the
  * session's log; an infrastructure fault is never blamed on the agent. An interrupted trial
  * picks up where its log ends (see `resume.ts`).
  *
@@ -213,7 +213,6 @@ export async function runTrial(
     const graderStarting = start("grader");
 
     if (resume === undefined) {
-      storeSnapshot(store.blobs, initial);
       record([{
         kind: "workspace.staged",
         payload: { root: initial.root, entries: initial.entries.length },
@@ -234,7 +233,6 @@ export async function runTrial(
             store.blobs,
             sealEntries(await container.copyOut(manifest.workdir), workdirName),
           ),
-        clock,
         rng: deps.rng,
         timeoutMs: Math.max(0, manifest.limits.timeout_s * 1000 - (resume?.elapsedMs ?? 0)),
         resumed: resume !== undefined,

@@ -1,7 +1,7 @@
 /**
- * How model calls fail: the provider stayed unavailable after retries (infrastructure), or
- * answered with something that is not a valid response (a classified error). Both carry the
- * provider's status and message, never the API key.
+ * How model calls fail: the provider stayed unavailable after retries, answered with something
+ * that is not a valid response, or refused the request with a status that retrying cannot fix.
+ * Each carries the provider's status or message, never the API key.
  *
  * @module
  */
@@ -32,8 +32,8 @@ export class ModelUnavailable extends InfrastructureError {
 }
 
 /**
- * The provider answered, but not with a response Verdict can read: bad JSON, a missing field,
- * or a non-retryable error status.
+ * The provider answered, but not with a response Verdict can read: bad JSON or a missing field.
+ * (A non-retryable error status is a `ModelRejected`.)
  *
  * @example
  * ```ts

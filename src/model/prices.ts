@@ -10,12 +10,12 @@
  *
  * @module
  */
-import { parseDocument } from "yaml";
 import { z } from "zod";
 import { InputError } from "../core/errors.ts";
 import { costOf, type Usd, usd } from "../core/money.ts";
 import { schemaProblems } from "../core/schema_problems.ts";
 import type { Usage } from "./model.ts";
+import { parseYamlInput } from "../core/yaml_input.ts";
 
 /** USD per million tokens. */
 export interface Price {
@@ -49,20 +49,11 @@ const FILE = z.record(z.string().min(1), ENTRY);
  * @throws {InputError} naming the file, the model and the field.
  */
 export function parsePrices(text: string, file: string): Map<string, Price> {
-  const document = parseDocument(text, {
-    schema: "failsafe",
-    uniqueKeys: true,
-    prettyErrors: true,
+  const data = parseYamlInput(text, file, {
+    stringsOnly: true,
+    fix: "write one line per model: 'SPEC: { input: N, output: N, cached_input: N }'",
   });
-  if (document.errors.length > 0) {
-    throw new InputError({
-      file,
-      field: "",
-      problem: `not valid YAML: ${document.errors[0].message.split("\n")[0]}`,
-      fix: "write one line per model: 'SPEC: { input: N, output: N, cached_input: N }'",
-    });
-  }
-  const parsed = FILE.safeParse(document.toJS() ?? {}, { reportInput: true });
+  const parsed = FILE.safeParse(data, { reportInput: true });
   if (!parsed.success) throw new InputError(schemaProblems(file, FILE, parsed.error.issues));
   return new Map(
     Object.entries(parsed.data).map(([spec, entry]) => [spec, {

@@ -13,7 +13,8 @@ export interface TokenCounter {
   count(text: string): number;
 }
 
-const MESSAGE_OVERHEAD = 4;
+/** Tokens each message (and the system prompt, and each tool schema) costs besides its text. */
+export const MESSAGE_OVERHEAD = 4;
 const encoder = new TextEncoder();
 
 /**

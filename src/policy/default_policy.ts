@@ -13,8 +13,8 @@ import type { Policy } from "./policy.ts";
  * ```ts
  * import { decide } from "./policy.ts";
  * import { DEFAULT_POLICY } from "./default_policy.ts";
- * console.assert(!decide(DEFAULT_POLICY, "shell", { command: "pip install requests" }).allowed);
- * console.assert(decide(DEFAULT_POLICY, "shell", { command: "python -m pytest -q" }).allowed);
+ * console.assert(!decide(DEFAULT_POLICY, "shell", { command: "pip install requests" }, "/workspace").allowed);
+ * console.assert(decide(DEFAULT_POLICY, "shell", { command: "python -m pytest -q" }, "/workspace").allowed);
  * ```
  */
 export const DEFAULT_POLICY: Policy = {

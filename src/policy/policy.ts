@@ -8,6 +8,7 @@
  */
 import { posix } from "node:path";
 import { globMatch } from "../core/glob.ts";
+import { confinePath } from "../core/workdir_path.ts";
 import { basename, simpleCommands } from "./shell_words.ts";
 
 /** One rule. */
@@ -66,26 +67,28 @@ export interface PolicyDecision {
  *     { tool: "*", action: "allow" as const },
  *   ],
  * };
- * console.assert(!decide(policy, "shell", { command: "cd x && p'ip'  install y" }).allowed);
- * console.assert(decide(policy, "shell", { command: "python -m pytest" }).allowed);
+ * console.assert(!decide(policy, "shell", { command: "cd x && p'ip'  install y" }, "/workspace").allowed);
+ * console.assert(decide(policy, "shell", { command: "python -m pytest" }, "/workspace").allowed);
  * ```
  */
 export function decide(
   policy: Policy,
   tool: string,
   args: Record<string, unknown>,
+  workdir: string,
 ): PolicyDecision {
-  for (const subject of subjectsOf(tool, args)) {
+  let first: PolicyDecision | undefined;
+  for (const subject of subjectsOf(tool, args, workdir)) {
     const decision = decideSubject(policy, tool, subject);
     if (!decision.allowed) return decision;
+    first ??= decision;
   }
-  const [first] = subjectsOf(tool, args);
-  return decideSubject(policy, tool, first);
+  return first!;
 }
 
 type Subject = { words?: string[]; path?: string; text: string };
 
-function subjectsOf(tool: string, args: Record<string, unknown>): Subject[] {
+function subjectsOf(tool: string, args: Record<string, unknown>, workdir: string): Subject[] {
   if (tool === "shell") {
     const command = typeof args.command === "string" ? args.command : "";
     const views = simpleCommands(command).flatMap((simple) => viewsOf(simple.words));
@@ -94,7 +97,10 @@ function subjectsOf(tool: string, args: Record<string, unknown>): Subject[] {
       : [{ words: [], text: command }];
   }
   if (FILE_TOOLS.has(tool)) {
-    const path = normalizePath(typeof args.path === "string" ? args.path : ".");
+    // The path the tool will use: `/workspace/.env` is `.env` to a rule, as it is to the tool.
+    const given = typeof args.path === "string" ? args.path : ".";
+    const confined = confinePath(workdir, given);
+    const path = typeof confined === "string" ? normalizePath(confined) : normalizePath(given);
     return [{ path, text: path }];
   }
   return [{ text: tool }];
@@ -141,9 +147,16 @@ function decideSubject(policy: Policy, tool: string, subject: Subject): PolicyDe
  * ```
  */
 export function commandMatches(pattern: string, words: readonly string[]): boolean {
-  const patternWords = simpleCommands(pattern)[0]?.words ?? [];
+  let patternWords = splitPatterns.get(pattern);
+  if (patternWords === undefined) {
+    patternWords = simpleCommands(pattern)[0]?.words ?? [];
+    splitPatterns.set(pattern, patternWords);
+  }
   return matchWords(patternWords, 0, words, 0);
 }
+
+// Patterns come from a handful of policy files: split each once, not once per call and rule.
+const splitPatterns = new Map<string, readonly string[]>();
 
 function matchWords(
   pattern: readonly string[],

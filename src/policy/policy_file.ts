@@ -13,13 +13,13 @@
  *
  * @module
  */
-import { parseDocument } from "yaml";
 import { z } from "zod";
 import { InputError, type InputProblem } from "../core/errors.ts";
 import { readInputFile } from "../core/input_file.ts";
 import { schemaProblems } from "../core/schema_problems.ts";
 import { DEFAULT_POLICY } from "./default_policy.ts";
 import type { Policy, PolicyRule } from "./policy.ts";
+import { parseYamlInput } from "../core/yaml_input.ts";
 
 const patterns = z.union([z.string().min(1), z.array(z.string().min(1)).min(1)]);
 const RULE_SCHEMA = z.strictObject({
@@ -44,18 +44,7 @@ const FILE_SCHEMA = z.strictObject({ rules: z.array(z.unknown()) });
  * @throws {InputError} naming the file, the field and the fix.
  */
 export function parsePolicy(text: string, file: string): Policy {
-  const document = parseDocument(text, { uniqueKeys: true, prettyErrors: true });
-  if (document.errors.length > 0) {
-    const error = document.errors[0];
-    const at = error.linePos?.[0];
-    throw new InputError({
-      file: at ? `${file}:${at.line}:${at.col}` : file,
-      field: "",
-      problem: `not valid YAML: ${error.message.split("\n")[0]}`,
-      fix: "correct the YAML syntax",
-    });
-  }
-  const parsed = FILE_SCHEMA.safeParse(document.toJS() ?? {}, { reportInput: true });
+  const parsed = FILE_SCHEMA.safeParse(parseYamlInput(text, file), { reportInput: true });
   if (!parsed.success) throw new InputError(schemaProblems(file, FILE_SCHEMA, parsed.error.issues));
   const problems: InputProblem[] = [];
   const rules: PolicyRule[] = [];

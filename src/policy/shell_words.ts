@@ -42,7 +42,6 @@ interface Token {
   text: string;
   /** Command lines found inside the word (`$(...)` and backquotes). */
   nested: string[];
-  /** For `<<` redirections: the delimiter, to read the here-document. */
 }
 
 /**

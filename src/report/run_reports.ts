@@ -34,9 +34,9 @@ export async function writeRunReports(
 ): Promise<Results> {
   const results = buildResults(store, run);
   const stats = runStats(results.trials);
-  const trajectories = store.runs.sessions(run.id)
-    .filter((session) => session.status === "finished")
-    .map((session) => readTrajectory(store, session));
+  const trajectories = results.trials.map((trial) =>
+    readTrajectory(store, { id: trial.session, task: trial.task, repeat: trial.repeat })
+  );
   await Deno.mkdir(runDir, { recursive: true });
   await Deno.writeTextFile(join(runDir, "results.json"), JSON.stringify(results, null, 2) + "\n");
   await Deno.writeTextFile(join(runDir, "report.md"), renderMarkdown(results, stats));

@@ -21,7 +21,7 @@ export function percent(fraction: number | null | undefined): string {
 }
 
 /** A rate with its interval: `66.7% [20.8%, 93.9%]`. */
-export function rateWithInterval(
+function rateWithInterval(
   group: { pass_rate: number | null; ci_low: number; ci_high: number },
 ): string {
   return `${percent(group.pass_rate)} [${percent(group.ci_low)}, ${percent(group.ci_high)}]`;

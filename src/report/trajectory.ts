@@ -107,7 +107,6 @@ export function readTrajectory(
     resumed: events.some((event) => event.kind === "trial.resumed"),
     changes: [],
   };
-  const seen = new Set<string>(); // a resumed session's log never repeats an event, but be sure
   let compaction: Record<string, unknown> | undefined;
   for (const event of events) {
     const payload = event.payload;
@@ -120,8 +119,6 @@ export function readTrajectory(
         break;
       case "model.response": {
         const response = payload.response as ModelResponse;
-        if (seen.has(`step:${payload.step}`)) break;
-        seen.add(`step:${payload.step}`);
         trajectory.steps.push({
           step: payload.step as number,
           content: response.content,

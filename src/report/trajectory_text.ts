@@ -3,6 +3,7 @@
  *
  * @module
  */
+import { totalInput } from "../model/model.ts";
 import type { Trajectory } from "./trajectory.ts";
 
 /**
@@ -45,7 +46,7 @@ export function trajectoryText(trajectory: Trajectory): string {
     const cost = step.cost_usd === null ? "" : `, $${Number(step.cost_usd).toFixed(6)}`;
     lines.push(
       `step ${step.step} (${
-        step.usage.input + step.usage.cachedInput
+        totalInput(step.usage)
       } in, ${step.usage.output} out${cost}): ${step.content}`,
     );
     for (const call of step.calls) {

@@ -294,11 +294,6 @@ export class Container {
     }
   }
 
-  /** Lets a paused container run again. */
-  async unpause(): Promise<void> {
-    await this.#docker.text(["unpause", this.id]);
-  }
-
   /** Removes the container with everything still running in it. Already gone is fine. */
   async remove(): Promise<void> {
     const result = await this.#docker.run(["rm", "--force", "--volumes", this.id]);

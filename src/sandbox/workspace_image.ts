@@ -37,6 +37,8 @@ export class WorkspaceImages {
   readonly #docker: Docker;
   readonly #labels: Record<string, string>;
   readonly #images = new Map<string, Promise<string>>();
+  // Every repeat of a task passes the same staged tar: hash it once, not once per trial.
+  readonly #tarHashes = new WeakMap<Uint8Array, string>();
 
   /**
    * @param docker The docker CLI.
@@ -55,7 +57,8 @@ export class WorkspaceImages {
    * @throws {InfrastructureError} when the base image is missing or the engine refuses.
    */
   imageFor(base: string, tar: Uint8Array, signal?: AbortSignal): Promise<string> {
-    const tarHash = sha256Hex(tar);
+    let tarHash = this.#tarHashes.get(tar);
+    if (tarHash === undefined) this.#tarHashes.set(tar, tarHash = sha256Hex(tar));
     const key = `${base}\n${tarHash}`;
     let image = this.#images.get(key);
     if (image === undefined) {

@@ -106,7 +106,10 @@ export function compareRuns(base: ComparedRun, candidate: ComparedRun): Comparis
   let basePasses = 0;
   let candidatePasses = 0;
   const flips: Flip[] = [];
-  for (const before of [...base.trials].sort((a, b) => (key(a) < key(b) ? -1 : 1))) {
+  type Trial = ComparedRun["trials"][number];
+  const byTaskThenRepeat = (a: Trial, b: Trial) =>
+    a.task < b.task ? -1 : a.task > b.task ? 1 : a.repeat - b.repeat;
+  for (const before of [...base.trials].sort(byTaskThenRepeat)) {
     const after = candidates.get(key(before));
     if (after === undefined) continue;
     pairs++;

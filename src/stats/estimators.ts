@@ -6,7 +6,7 @@
  */
 
 /** z for a two-sided 95% interval. */
-export const Z95 = 1.959963984540054;
+const Z95 = 1.959963984540054;
 
 /**
  * The Wilson score interval of a proportion; `[0, 1]` when there are no trials.

@@ -11,11 +11,11 @@
  *
  * @module
  */
-import { parseDocument } from "yaml";
 import { z } from "zod";
 import { InputError } from "../core/errors.ts";
 import { schemaProblems } from "../core/schema_problems.ts";
 import type { Comparison } from "./compare.ts";
+import { parseYamlInput } from "../core/yaml_input.ts";
 
 const GATE_SCHEMA = z.strictObject({
   max_drop_pp: z.number().min(0),
@@ -46,16 +46,7 @@ export interface GateOutcome {
  * @throws {InputError} naming the file, the field and the fix; unknown keys are an error.
  */
 export function parseGate(text: string, file: string): Gate {
-  const document = parseDocument(text, { uniqueKeys: true, prettyErrors: true });
-  if (document.errors.length > 0) {
-    throw new InputError({
-      file,
-      field: "",
-      problem: `not valid YAML: ${document.errors[0].message.split("\n")[0]}`,
-      fix: "correct the YAML syntax",
-    });
-  }
-  const parsed = GATE_SCHEMA.safeParse(document.toJS() ?? {}, { reportInput: true });
+  const parsed = GATE_SCHEMA.safeParse(parseYamlInput(text, file), { reportInput: true });
   if (!parsed.success) throw new InputError(schemaProblems(file, GATE_SCHEMA, parsed.error.issues));
   return parsed.data;
 }

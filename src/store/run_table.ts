@@ -127,6 +127,7 @@ export class RunTable {
   readonly #insertSession: StatementSync;
   readonly #selectSession: StatementSync;
   readonly #selectSessions: StatementSync;
+  readonly #selectSessionIds: StatementSync;
   readonly #setSessionStatus: StatementSync;
   readonly #setSessionResult: StatementSync;
   readonly #selectSummaries: StatementSync;
@@ -145,6 +146,9 @@ export class RunTable {
     this.#selectSession = db.prepare("SELECT * FROM sessions WHERE id = ?");
     this.#selectSessions = db.prepare(
       "SELECT * FROM sessions WHERE run_id = ? ORDER BY task, repeat",
+    );
+    this.#selectSessionIds = db.prepare(
+      "SELECT id FROM sessions WHERE substr(id, 1, length(?1)) = ?1 ORDER BY id",
     );
     this.#setSessionStatus = db.prepare("UPDATE sessions SET status = ? WHERE id = ?");
     this.#selectSummaries = db.prepare(`
@@ -205,6 +209,11 @@ export class RunTable {
   /** The sessions of a run, by task and repeat. */
   sessions(run: string): SessionRecord[] {
     return (this.#selectSessions.all(run) as Record<string, string & number>[]).map(toSession);
+  }
+
+  /** The ids of every session, of every run, that start with `prefix` (all of them for `""`). */
+  sessionIdsStartingWith(prefix: string): string[] {
+    return (this.#selectSessionIds.all(prefix) as { id: string }[]).map((row) => row.id);
   }
 
   /** Sets a session's status. */

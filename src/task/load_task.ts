@@ -5,7 +5,6 @@
  * @module
  */
 import { join } from "node:path";
-import { parseDocument } from "yaml";
 import { InputError, type InputProblem } from "../core/errors.ts";
 import { nearest } from "../core/suggest.ts";
 import { fieldPath, schemaProblems } from "../core/schema_problems.ts";
@@ -18,6 +17,7 @@ import {
   REQUIRES_SCHEMA,
 } from "./manifest.ts";
 import type { Task } from "./task.ts";
+import { parseYamlInput } from "../core/yaml_input.ts";
 
 /**
  * Whether a folder is a task folder (holds a `task.yaml`).
@@ -82,20 +82,8 @@ export async function loadTask(dir: string): Promise<Task> {
  * @throws {InputError} on bad YAML or a manifest that breaks the schema.
  */
 export function parseManifest(text: string, file: string): Manifest {
-  const document = parseDocument(text, { uniqueKeys: true, prettyErrors: true });
-  if (document.errors.length > 0) {
-    throw new InputError(document.errors.map((error) => {
-      const at = error.linePos?.[0];
-      return {
-        file: at ? `${file}:${at.line}:${at.col}` : file,
-        field: "",
-        problem: `not valid YAML: ${error.message.split("\n")[0]}`,
-        fix: "correct the YAML syntax (duplicate keys are not allowed)",
-      };
-    }));
-  }
-  const data = document.toJS();
-  const parsed = MANIFEST_SCHEMA.safeParse(data ?? {}, { reportInput: true });
+  const data = parseYamlInput(text, file);
+  const parsed = MANIFEST_SCHEMA.safeParse(data, { reportInput: true });
   const problems: InputProblem[] = parsed.success
     ? []
     : schemaProblems(file, MANIFEST_SCHEMA, parsed.error.issues);

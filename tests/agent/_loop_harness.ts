@@ -7,7 +7,6 @@
 import { z } from "zod";
 import type { AgentOutcome } from "../../src/agent/agent.ts";
 import { loopAgent } from "../../src/agent/loop_agent.ts";
-import { LogicalClock } from "../../src/core/clock.ts";
 import { sha256Hex } from "../../src/core/hash.ts";
 import { SplitMix64 } from "../../src/core/rng.ts";
 import type { Model, ModelRequest, ModelResponse } from "../../src/model/model.ts";
@@ -105,7 +104,6 @@ export async function runLoop(
     counter: heuristicCounter,
     tools: options.tools ?? [echoTool, finishTool],
   });
-  const clock = new LogicalClock();
   const outcome = await agent.run({
     task: options.task ?? testTask(),
     session: "s",
@@ -116,7 +114,6 @@ export async function runLoop(
     },
     snapshot: options.snapshot,
     storeBlob: (text) => sha256Hex(text),
-    clock,
     rng: new SplitMix64(1),
     timeoutMs: (options.task?.manifest.limits.timeout_s ?? 600) * 1000,
     resumed: false,

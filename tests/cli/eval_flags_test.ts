@@ -21,6 +21,19 @@ Deno.test("bad eval flags exit 2 with what to do", async () => {
   }
 });
 
+Deno.test("tasks check refuses a bad --concurrency as eval does, exit 2", async () => {
+  const result = await runVerdict([
+    "tasks",
+    "check",
+    "--concurrency",
+    "two",
+    "--home",
+    "tests/.artifacts/never-written",
+  ]);
+  assert.equal(result.code, 2, result.stderr);
+  assert.match(result.stderr, /--concurrency two is not a whole number of at least 1/);
+});
+
 Deno.test("--min-pass-rate turns a low pass rate into exit 1", async () => {
   await requireDocker();
   await using home = await scratchDir("minpass");

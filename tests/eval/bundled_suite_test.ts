@@ -38,7 +38,29 @@ Deno.test("verdict tasks check tasks/ exits 0 on the bundled suite", async () =>
   await using home = await scratchDir("check");
   const result = await runVerdict(["tasks", "check", "tasks/", "--home", home.path]);
   assert.equal(result.code, 0, result.stdout + result.stderr);
-  assert.match(result.stdout, /(\d+) of \1 tasks check out/);
+  const { tasks } = await loadSuite(["tasks"]);
+  assert.match(
+    result.stdout,
+    new RegExp(`^${tasks.length} of ${tasks.length} tasks check out`, "m"),
+  );
+});
+
+Deno.test("verdict tasks check exits 1 on a task whose tests pass the untouched workspace", async () => {
+  await requireDocker();
+  await using home = await scratchDir("check");
+  const result = await runVerdict([
+    "tasks",
+    "check",
+    "tests/fixtures/check",
+    "--home",
+    home.path,
+  ]);
+  assert.equal(result.code, 1, result.stdout + result.stderr);
+  assert.match(
+    result.stdout,
+    /^always-passes: the untouched workspace passes: the tests test nothing$/m,
+  );
+  assert.match(result.stdout, /^0 of 1 tasks check out/m);
 });
 
 Deno.test("eval --agent oracle passes every task without a model-only requirement, exit 0", async () => {
@@ -67,7 +89,11 @@ Deno.test("eval --agent nop fails every task as the agent's failure, exit 0", as
   const result = await runVerdict(["eval", "--agent", "nop", "--json", "--home", home.path]);
   assert.equal(result.code, 0, result.stderr);
   const results = JSON.parse(result.stdout) as Results;
-  assert.ok(results.trials.length >= 16);
+  const suite = await loadSuite(["tasks"]);
+  assert.deepEqual(
+    results.trials.map((trial) => trial.task).sort(),
+    suite.tasks.map((task) => task.id).sort(),
+  );
   for (const trial of results.trials) {
     assert.deepEqual([trial.task, trial.verdict, trial.bucket], [
       trial.task,

@@ -59,6 +59,7 @@ Deno.test("Ctrl-C stops the run, removes its containers, keeps finished trials a
     results.summary.finished >= 1 && results.summary.finished < 6,
     `${results.summary.finished} finished`,
   );
+  assert.equal(results.trials.length, results.summary.finished, "every finished trial is listed");
   assert.ok(
     results.trials.every((trial) => trial.verdict === "pass"),
     "finished trials keep their verdicts",

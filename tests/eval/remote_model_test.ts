@@ -132,6 +132,18 @@ Deno.test("an Anthropic model over real HTTP solves a task", async () => {
   assert.equal(trial.cost_usd, null, "--no-cost: the cost is unknown, never 0");
   assert.equal(server.received[0].headers.get("x-api-key"), SECRET);
   assert.deepEqual(await filesContaining(home.path, SECRET), []);
+
+  // Replay calls no model, so it needs no key.
+  const calls = server.received.length;
+  const replayed = await runVerdict([
+    "replay",
+    (JSON.parse(result.stdout) as Results).run.id,
+    "--home",
+    home.path,
+  ]);
+  assert.equal(replayed.code, 0, replayed.stderr);
+  assert.match(replayed.stdout, /identical \(1 identical, 0 diverged, 0 skipped\)/);
+  assert.equal(server.received.length, calls, "no request reached the provider");
 });
 
 Deno.test("a real model without a price stops before its first call, exit 2", async () => {

@@ -20,7 +20,7 @@ const noInstalls: Policy = {
 };
 
 const denied = (tool: string, args: Record<string, unknown>, policy = noInstalls) =>
-  !decide(policy, tool, args).allowed;
+  !decide(policy, tool, args, "/workspace").allowed;
 
 Deno.test("shell words: quotes, escapes and spacing are removed the way sh removes them", () => {
   for (
@@ -96,7 +96,7 @@ Deno.test("a deny rule holds against every spacing, quoting and nesting variant"
 });
 
 Deno.test("decisions name the deciding rule; no rule means deny", () => {
-  const denial = decide(noInstalls, "shell", { command: "cd x && curl -s http://h" });
+  const denial = decide(noInstalls, "shell", { command: "cd x && curl -s http://h" }, "/workspace");
   assert.deepEqual(denial, {
     allowed: false,
     rule: 0,
@@ -104,17 +104,41 @@ Deno.test("decisions name the deciding rule; no rule means deny", () => {
     subject: "curl -s http://h",
   });
   const strict: Policy = { source: "strict.yaml", rules: [{ tool: "read_file", action: "allow" }] };
-  const nothing = decide(strict, "shell", { command: "ls" });
+  const nothing = decide(strict, "shell", { command: "ls" }, "/workspace");
   assert.equal(nothing.allowed, false);
   assert.equal(nothing.rule, null);
   assert.match(nothing.reason, /no rule of the strict\.yaml policy allows it/);
-  assert.equal(decide(strict, "read_file", { path: "a" }).allowed, true);
+  assert.equal(decide(strict, "read_file", { path: "a" }, "/workspace").allowed, true);
 });
 
-Deno.test("path rules see normalized paths", () => {
-  for (const path of [".env", "./.env", "src/../.env", "app/.env", "./app/./.env"]) {
+Deno.test("path rules see the path the tool will use: normalized, and absolute ones made relative", () => {
+  for (
+    const path of [
+      ".env",
+      "./.env",
+      "src/../.env",
+      "app/.env",
+      "./app/./.env",
+      "/workspace/.env",
+      "/workspace/app/../app/.env",
+    ]
+  ) {
     assert.ok(denied("read_file", { path }), path);
   }
+  const secrets: Policy = {
+    source: "secrets.yaml",
+    rules: [
+      { tool: "read_file", path: ["secrets/**"], action: "deny" },
+      { tool: "*", action: "allow" },
+    ],
+  };
+  for (const path of ["secrets/key", "/workspace/secrets/key", "/workspace//secrets/./key"]) {
+    assert.ok(denied("read_file", { path }, secrets), path);
+  }
+  assert.ok(
+    !denied("read_file", { path: "/elsewhere/secrets/key" }, secrets),
+    "the tool refuses it",
+  );
   assert.ok(!denied("read_file", { path: ".env.example" }));
   assert.ok(!denied("write_file", { path: ".env" }), "the rule names read_file only");
 });

@@ -54,6 +54,12 @@ Deno.test("a command that outlives its timeout is killed with everything it star
         { timeoutMs: 1000 },
       );
       assert.equal(result.timedOut, true);
+      // Due two seconds in, well before the check: this one fails the check if the kill misses it.
+      const soon = await container.exec(
+        "(sleep 2; echo bg > soon-background.txt) & sleep 2; echo late > soon-late.txt",
+        { timeoutMs: 1000 },
+      );
+      assert.equal(soon.timedOut, true);
       await new Promise((resolve) => setTimeout(resolve, 4000));
       const files = await container.exec("ls -A", { timeoutMs: 10_000 });
       assert.equal(files.stdout, "", `${image}: files written after the deadline`);
@@ -65,6 +71,20 @@ Deno.test("a command that outlives its timeout is killed with everything it star
       assert.equal(processes.stdout.trim(), "", `${image}: a process survived`);
     });
   }
+});
+
+Deno.test("stop ends what a command left running in the background, so nothing edits the workspace after it", async () => {
+  await withContainer("verdict/busybox", async (container) => {
+    const left = await container.exec(
+      "setsid sh -c 'sleep 1; echo late > late.txt' >/dev/null 2>&1 < /dev/null &",
+      { timeoutMs: 10_000 },
+    );
+    assert.equal(left.exitCode, 0, left.stderr);
+    await container.stop();
+    await new Promise((resolve) => setTimeout(resolve, 2500));
+    const paths = (await container.copyOut("/workspace")).map((entry) => entry.path);
+    assert.ok(!paths.some((path) => path.endsWith("late.txt")), paths.join(" "));
+  });
 });
 
 Deno.test("output, exit codes and stdin pass through; huge output keeps its head and tail", async () => {

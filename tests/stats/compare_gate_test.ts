@@ -56,6 +56,15 @@ Deno.test("compare pairs by (task, repeat), counts b and c, lists every flip", (
   );
 });
 
+Deno.test("flips are listed by task, then by repeat as a number (#2 before #10)", () => {
+  const repeats = [2, 10, 1];
+  const base = run("base", repeats.map((repeat) => ["a", repeat, "pass"]), { repeat: 11 });
+  const candidate = run("cand", repeats.map((repeat) => ["a", repeat, "fail"]), { repeat: 11 });
+  const comparison = compareRuns(base, candidate);
+  assert.ok(comparison.comparable);
+  assert.deepEqual(comparison.flips.map((flip) => flip.repeat), [1, 2, 10]);
+});
+
 Deno.test("incomparable runs are reported with what differs and no numbers", () => {
   const base = run("base", [["a", 0, "pass"]]);
   const comparison = compareRuns(

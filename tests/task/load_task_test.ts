@@ -79,6 +79,12 @@ Deno.test("an unknown key is an error at every level, with the nearest known key
     /checks\[0\]\.files_unchange: unknown check\. Fix: did you mean 'files_unchanged'\?/,
   );
   assert.match(problemsOf(manifest("success2: {}\n")), /success2: unknown key/);
+  assert.match(
+    problemsOf(
+      "id: t\ncategory: shell\nimage: verdict/busybox\nsuccess: { script: test.sh, canry: c.sh }\n",
+    ),
+    /success\.canry: unknown key\. Fix: did you mean 'canary'\?/,
+  );
 });
 
 Deno.test("requires accepts only the closed set of counters", () => {

@@ -72,19 +72,8 @@ export const compareCommand: Command = {
   },
 };
 
-/**
- * A run as the comparison sees it.
- *
- * @example
- * ```ts
- * import { openStore } from "../../store/store.ts";
- * import { comparedRun } from "./compare.ts";
- * const store = openStore(":memory:");
- * store.runs.create({ id: "r", config: { suite_digest: "d", tasks: [], repeat: 1 }, createdAt: 0 });
- * console.assert(comparedRun(store, store.runs.get("r")!).trials.length === 0);
- * ```
- */
-export function comparedRun(store: Store, run: RunRecord): ComparedRun {
+/** A run as the comparison sees it. */
+function comparedRun(store: Store, run: RunRecord): ComparedRun {
   const config = run.config as { suite_digest: string; tasks: string[]; repeat: number };
   return {
     id: run.id,

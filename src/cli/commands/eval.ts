@@ -11,7 +11,8 @@ import { systemClock } from "../../core/system_clock.ts";
 import { setupLoopAgent } from "../../eval/loop_setup.ts";
 import { runEval } from "../../eval/run_eval.ts";
 import { loadSuite, selectTasks } from "../../task/load_suite.ts";
-import { type Command, HOME_OPTION, JSON_OPTION, type OptionValues } from "../command.ts";
+import { type Command, HOME_OPTION, JSON_OPTION } from "../command.ts";
+import { count, fraction, stringOption } from "../option_values.ts";
 import { progressDisplay } from "../progress.ts";
 import { dockerFromEnv, withInterrupt } from "../runtime.ts";
 import { resolveHome } from "../state.ts";
@@ -157,28 +158,3 @@ export const evalCommand: Command = {
     return code;
   },
 };
-
-function stringOption(values: OptionValues, name: string): string | undefined {
-  const value = values[name];
-  return typeof value === "string" ? value : undefined;
-}
-
-function count(values: OptionValues, name: string, fallback: number, min: number): number {
-  const text = stringOption(values, name);
-  if (text === undefined) return fallback;
-  const value = Number(text);
-  if (!Number.isSafeInteger(value) || value < min || text.trim() === "") {
-    throw new UsageError(`--${name} ${text} is not a whole number of at least ${min}`);
-  }
-  return value;
-}
-
-function fraction(values: OptionValues, name: string): number | undefined {
-  const text = stringOption(values, name);
-  if (text === undefined) return undefined;
-  const value = Number(text);
-  if (!(value >= 0 && value <= 1) || text.trim() === "") {
-    throw new UsageError(`--${name} ${text} must be a fraction from 0 to 1, such as 0.8`);
-  }
-  return value;
-}

@@ -5,13 +5,13 @@
  */
 import { ExitCode, UsageError } from "../../core/errors.ts";
 import { systemClock } from "../../core/system_clock.ts";
-import { setupLoopAgent } from "../../eval/loop_setup.ts";
+import { recordedChoices, setupLoopAgent } from "../../eval/loop_setup.ts";
 import { replaySession, type SessionReplay } from "../../eval/replay.ts";
 import type { RunConfig } from "../../eval/resume.ts";
 import type { SessionRecord } from "../../store/run_table.ts";
 import { type Command, HOME_OPTION, JSON_OPTION } from "../command.ts";
 import { dockerFromEnv } from "../runtime.ts";
-import { findRun, openExistingStore, resolveHome } from "../state.ts";
+import { findRun, findSession, openExistingStore, resolveHome } from "../state.ts";
 
 /** The `replay` command. */
 export const replayCommand: Command = {
@@ -42,19 +42,13 @@ export const replayCommand: Command = {
             store,
             live,
             docker: live ? dockerFromEnv(io) : undefined,
-            loopSetup: (config: RunConfig, task) => {
-              const settings = config.settings ?? {};
-              return setupLoopAgent({
-                model: config.model ?? "scripted",
-                baseUrl: (settings.base_url as string | null) ?? undefined,
-                pricesFile: (settings.prices_file as string | null) ?? undefined,
-                noCost: settings.cost === "unknown",
-                policyFile: settings.policy === "default" ? undefined : settings.policy as string,
+            loopSetup: (config: RunConfig, task) =>
+              setupLoopAgent({
+                ...recordedChoices(config),
                 env: () => undefined,
                 clock: systemClock,
                 forReplay: true,
-              }, [task]);
-            },
+              }, [task]),
           }),
         );
       }
@@ -104,18 +98,16 @@ function resolveTarget(
   store: ReturnType<typeof openExistingStore>,
   id: string,
 ): { run: ReturnType<typeof findRun>; sessions: SessionRecord[] } {
-  const session = store.runs.session(id) ??
-    store.runs.list().flatMap((run) => store.runs.sessions(run.id)).find((candidate) =>
-      candidate.id.startsWith(id)
-    );
-  if (session && (store.runs.get(id) === undefined)) {
-    return { run: store.runs.get(session.run)!, sessions: [session] };
-  }
-  try {
+  // A run when the id names or begins one (a run prefix is what the eval line prints), else a session.
+  if (store.runs.list().some((run) => run.id.startsWith(id))) {
     const run = findRun(store, id);
     return { run, sessions: store.runs.sessions(run.id) };
+  }
+  try {
+    const session = findSession(store, id);
+    return { run: store.runs.get(session.run)!, sessions: [session] };
   } catch (error) {
-    if (error instanceof UsageError) {
+    if (error instanceof UsageError && !/ambiguous/.test(error.message)) {
       throw new UsageError(`no session or run '${id}' in ${store.path}`);
     }
     throw error;

@@ -4,7 +4,7 @@
  * @module
  */
 import { systemClock } from "../../core/system_clock.ts";
-import { setupLoopAgent } from "../../eval/loop_setup.ts";
+import { recordedChoices, setupLoopAgent } from "../../eval/loop_setup.ts";
 import { resumeRun } from "../../eval/resume.ts";
 import { type Command, HOME_OPTION, JSON_OPTION } from "../command.ts";
 import { progressDisplay } from "../progress.ts";
@@ -54,18 +54,12 @@ export const resumeCommand: Command = {
           clock: systemClock,
           signal,
           progress,
-          loopSetup: (config, tasks) => {
-            const settings = config.settings ?? {};
-            return setupLoopAgent({
-              model: config.model ?? "scripted",
-              baseUrl: (settings.base_url as string | null) ?? undefined,
-              pricesFile: (settings.prices_file as string | null) ?? undefined,
-              noCost: settings.cost === "unknown",
-              policyFile: settings.policy === "default" ? undefined : settings.policy as string,
+          loopSetup: (config, tasks) =>
+            setupLoopAgent({
+              ...recordedChoices(config),
               env: (name) => io.env(name),
               clock: systemClock, // no crash knob: a resumed run is not interrupted again on purpose
-            }, tasks);
-          },
+            }, tasks),
         }));
       progress.done();
       if (json) io.out(JSON.stringify(outcome.results, null, 2) + "\n");

@@ -3,12 +3,11 @@
  *
  * @module
  */
-import { ExitCode, UsageError } from "../../core/errors.ts";
-import { nearest } from "../../core/suggest.ts";
+import { ExitCode } from "../../core/errors.ts";
 import { readTrajectory } from "../../report/trajectory.ts";
 import { trajectoryText } from "../../report/trajectory_text.ts";
 import { type Command, HOME_OPTION, JSON_OPTION } from "../command.ts";
-import { openExistingStore, resolveHome } from "../state.ts";
+import { findSession, openExistingStore, resolveHome } from "../state.ts";
 
 /** The `show` command. */
 export const showCommand: Command = {
@@ -20,20 +19,7 @@ export const showCommand: Command = {
   run({ io, values, positionals }) {
     const store = openExistingStore(resolveHome(values, io));
     try {
-      const id = positionals[0];
-      const sessions = store.runs.list().flatMap((run) => store.runs.sessions(run.id));
-      const matches = sessions.filter((session) => session.id === id || session.id.startsWith(id));
-      if (matches.length !== 1) {
-        const guess = nearest(id, sessions.map((session) => session.id));
-        throw new UsageError(
-          matches.length > 1
-            ? `session prefix '${id}' is ambiguous: ${
-              matches.map((session) => session.id).join(", ")
-            }`
-            : `no session '${id}' in ${store.path}${guess ? `; did you mean ${guess}?` : ""}`,
-        );
-      }
-      const trajectory = readTrajectory(store, matches[0]);
+      const trajectory = readTrajectory(store, findSession(store, positionals[0]));
       io.out(values.json ? JSON.stringify(trajectory, null, 2) + "\n" : trajectoryText(trajectory));
       return Promise.resolve(ExitCode.yes);
     } finally {

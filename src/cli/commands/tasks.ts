@@ -8,6 +8,7 @@ import { systemClock } from "../../core/system_clock.ts";
 import { checkTasks } from "../../eval/tasks_check.ts";
 import { loadSuite, selectTasks } from "../../task/load_suite.ts";
 import { type Command, HOME_OPTION, JSON_OPTION } from "../command.ts";
+import { count } from "../option_values.ts";
 import { progressDisplay } from "../progress.ts";
 import { dockerFromEnv, withInterrupt } from "../runtime.ts";
 import { resolveHome } from "../state.ts";
@@ -57,15 +58,16 @@ export const tasksCheckCommand: Command = {
   async run({ io, values, positionals }) {
     const json = values.json === true;
     const write = json ? io.err : io.out;
-    const concurrency = Number(values.concurrency ?? 4);
-    const suite = await loadSuite(positionals.length > 0 ? positionals : ["tasks"]);
+    const concurrency = count(values, "concurrency", 4, 1);
+    const paths = positionals.length > 0 ? positionals : ["tasks"];
+    const suite = await loadSuite(paths);
     const tasks = selectTasks(suite, (values.task as string[] | undefined) ?? []);
     const outcome = await withInterrupt(io, (signal) =>
       checkTasks({
-        paths: positionals.length > 0 ? positionals : ["tasks"],
+        paths,
         suite,
         tasks,
-        concurrency: Number.isSafeInteger(concurrency) && concurrency > 0 ? concurrency : 4,
+        concurrency,
         seed: 0,
         home: resolveHome(values, io),
       }, {

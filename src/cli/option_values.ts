@@ -1,0 +1,61 @@
+/**
+ * Reading flag values as numbers, with a usage error (exit 2) that names the flag.
+ *
+ * @module
+ */
+import { UsageError } from "../core/errors.ts";
+import type { OptionValues } from "./command.ts";
+
+/**
+ * A string flag's value, or undefined when absent.
+ *
+ * @example
+ * ```ts
+ * import { stringOption } from "./option_values.ts";
+ * console.assert(stringOption({ model: "scripted" }, "model") === "scripted");
+ * ```
+ */
+export function stringOption(values: OptionValues, name: string): string | undefined {
+  const value = values[name];
+  return typeof value === "string" ? value : undefined;
+}
+
+/**
+ * A whole-number flag of at least `min`, or `fallback` when absent.
+ *
+ * @throws {UsageError} naming the flag when the value is not such a number (exit 2).
+ * @example
+ * ```ts
+ * import { count } from "./option_values.ts";
+ * console.assert(count({ repeat: "3" }, "repeat", 1, 1) === 3);
+ * ```
+ */
+export function count(values: OptionValues, name: string, fallback: number, min: number): number {
+  const text = stringOption(values, name);
+  if (text === undefined) return fallback;
+  const value = Number(text);
+  if (!Number.isSafeInteger(value) || value < min || text.trim() === "") {
+    throw new UsageError(`--${name} ${text} is not a whole number of at least ${min}`);
+  }
+  return value;
+}
+
+/**
+ * A flag holding a fraction from 0 to 1, or undefined when absent.
+ *
+ * @throws {UsageError} naming the flag otherwise (exit 2).
+ * @example
+ * ```ts
+ * import { fraction } from "./option_values.ts";
+ * console.assert(fraction({ "min-pass-rate": "0.8" }, "min-pass-rate") === 0.8);
+ * ```
+ */
+export function fraction(values: OptionValues, name: string): number | undefined {
+  const text = stringOption(values, name);
+  if (text === undefined) return undefined;
+  const value = Number(text);
+  if (!(value >= 0 && value <= 1) || text.trim() === "") {
+    throw new UsageError(`--${name} ${text} must be a fraction from 0 to 1, such as 0.8`);
+  }
+  return value;
+}
