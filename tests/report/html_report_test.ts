@@ -92,6 +92,8 @@ Deno.test("report.html opens from disk with no network and no console errors, an
     await page.click(`details[data-session="${trial.session}"] > summary`);
     const calls = page.locator(`details[data-session="${trial.session}"] .tool-call`);
     assert.ok(trial.tool_calls > 0);
+    // The trajectory is drawn by the asynchronous `toggle` event; count only once it is there.
+    await calls.first().waitFor({ state: "visible", timeout: 10_000 });
     assert.equal(await calls.count(), trial.tool_calls, "opening a trial shows every tool call");
     assert.equal(await calls.first().getAttribute("data-tool"), "list_dir");
     assert.ok(await calls.first().isVisible());
