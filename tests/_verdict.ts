@@ -41,6 +41,11 @@ export interface RunVerdictOptions {
   cwd?: string;
   /** Aborts the child. */
   signal?: AbortSignal;
+  /**
+   * Paths the child may not read on top of its permission set, to provoke a refusal that only
+   * shows while a command works.
+   */
+  denyRead?: string[];
 }
 
 /** Runs `deno run -P=verdict cli.ts ARGS`, the same command `deno task verdict` runs. */
@@ -59,7 +64,14 @@ export async function runVerdict(
 /** The `Deno.Command` behind {@linkcode runVerdict}, for tests that need the live process. */
 export function verdictCommand(args: string[], options: RunVerdictOptions = {}): Deno.Command {
   return new Deno.Command("deno", {
-    args: ["run", "-P=verdict", "--quiet", join(PROJECT_ROOT, "cli.ts"), ...args],
+    args: [
+      "run",
+      "-P=verdict",
+      "--quiet",
+      ...(options.denyRead ? [`--deny-read=${options.denyRead.join(",")}`] : []),
+      join(PROJECT_ROOT, "cli.ts"),
+      ...args,
+    ],
     cwd: options.cwd ?? PROJECT_ROOT,
     clearEnv: true,
     env: {

@@ -18,6 +18,8 @@ export interface OptionSpec {
   valueName?: string;
   /** One line of help. */
   description: string;
+  /** The value is a path the command reads or writes; checked before the command runs. */
+  path?: "read" | "write";
 }
 
 /** Parsed flag values, by flag name. */
@@ -45,6 +47,8 @@ export interface Command {
   options: Record<string, OptionSpec>;
   /** Bounds on the number of positionals. */
   positionals: { min: number; max: number };
+  /** Set when the positionals are paths the command reads. */
+  positionalPaths?: "read";
   /** Paragraphs shown under the usage line in `--help`. */
   details?: string;
   /** Runs the command; resolves to the exit code. */
@@ -57,6 +61,7 @@ export const HOME_OPTION: Record<string, OptionSpec> = {
     type: "string",
     valueName: "DIR",
     description: "state directory (default .verdict/, or $VERDICT_HOME)",
+    path: "write",
   },
 };
 

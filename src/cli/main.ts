@@ -19,6 +19,7 @@ import { statsCommand } from "./commands/stats.ts";
 import { tasksCheckCommand, tasksListCommand } from "./commands/tasks.ts";
 import { verifyCommand } from "./commands/verify.ts";
 import type { Io } from "./io.ts";
+import { checkPathAccess, notPermittedMessage } from "./path_access.ts";
 
 /** Every command, in the order `--help` lists them. */
 export const COMMANDS: readonly Command[] = [
@@ -56,6 +57,10 @@ export async function runCli(args: readonly string[], io: Io): Promise<number> {
       io.err(`verdict: ${error.message}\n`);
       return error.exitCode;
     }
+    if (error instanceof Deno.errors.NotCapable) {
+      io.err(`verdict: ${notPermittedMessage(error)}\n`);
+      return ExitCode.usage;
+    }
     io.err(`verdict: internal error: ${error instanceof Error ? error.stack : String(error)}\n`);
     return ExitCode.infrastructure;
   }
@@ -77,6 +82,7 @@ function dispatch(args: string[], io: Io): Promise<number> {
     io.out(commandHelp(command));
     return Promise.resolve(ExitCode.yes);
   }
+  checkPathAccess(command, context);
   return command.run(context);
 }
 

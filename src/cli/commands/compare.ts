@@ -27,11 +27,13 @@ export const compareCommand: Command = {
       type: "string",
       valueName: "FILE",
       description: "gate thresholds (YAML: max_drop_pp, alpha, min_cases)",
+      path: "read",
     },
     html: {
       type: "string",
       valueName: "FILE",
       description: "also write an HTML page with the flips side by side",
+      path: "write",
     },
     ...JSON_OPTION,
     ...HOME_OPTION,

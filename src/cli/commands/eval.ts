@@ -52,6 +52,7 @@ export const evalCommand: Command = {
       type: "string",
       valueName: "FILE",
       description: "model prices, USD per million input, output and cached input tokens",
+      path: "read",
     },
     "no-cost": {
       type: "boolean",
@@ -61,6 +62,7 @@ export const evalCommand: Command = {
       type: "string",
       valueName: "FILE",
       description: "policy for the tasks whose manifest says 'policy: default'",
+      path: "read",
     },
     "min-pass-rate": {
       type: "string",
@@ -71,6 +73,7 @@ export const evalCommand: Command = {
     ...HOME_OPTION,
   },
   positionals: { min: 0, max: Infinity },
+  positionalPaths: "read",
   details: "Exits 0 when every trial got a verdict (pass or fail), 3 when any trial ended in an\n" +
     "infrastructure or evaluator error, 1 when --min-pass-rate is missed, 130 when interrupted.\n" +
     "API keys come from OPENAI_API_KEY and ANTHROPIC_API_KEY and are never recorded.",

@@ -19,6 +19,7 @@ export const reportCommand: Command = {
       type: "string",
       valueName: "FILE",
       description: "write the HTML report here instead of the run folder",
+      path: "write",
     },
     ...HOME_OPTION,
   },

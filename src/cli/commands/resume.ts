@@ -28,6 +28,7 @@ export const resumeCommand: Command = {
       type: "string",
       valueName: "FILE",
       description: "must equal the run's policy (checked, not changed)",
+      path: "read",
     },
     ...JSON_OPTION,
     ...HOME_OPTION,

@@ -21,6 +21,7 @@ export const tasksListCommand: Command = {
   args: "[PATH...]",
   options: { ...JSON_OPTION },
   positionals: { min: 0, max: Infinity },
+  positionalPaths: "read",
   async run({ io, values, positionals }) {
     const suite = await loadSuite(positionals.length > 0 ? positionals : ["tasks"]);
     const rows = suite.tasks.map((task) => ({
@@ -53,6 +54,7 @@ export const tasksCheckCommand: Command = {
     ...HOME_OPTION,
   },
   positionals: { min: 0, max: Infinity },
+  positionalPaths: "read",
   details: "Runs an oracle trial and a nop trial per task, recorded in the state directory.\n" +
     "Exits 0 when every task checks out, 1 when one does not, 2 for a bad manifest.",
   async run({ io, values, positionals }) {

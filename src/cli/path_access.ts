@@ -1,0 +1,69 @@
+/**
+ * The paths a command was given, checked against the process's permissions before it starts, so a
+ * path outside what Verdict may touch is a usage error naming the flag (exit 2) rather than a
+ * permission failure halfway through a run.
+ *
+ * @module
+ */
+import { UsageError } from "../core/errors.ts";
+import type { Command, CommandContext } from "./command.ts";
+import { resolveHome } from "./state.ts";
+
+/** How the permission set confines files, shown in every refusal. */
+const CONFINEMENT = "verdict's permission set lets it read and write only inside the project " +
+  `folder (deno.json "permissions.verdict"; the compiled binary carries the same set)`;
+
+/**
+ * Throws a {@linkcode UsageError} for the first path argument the process may not read or write
+ * (task paths and `FILE` flags are read, `--home` and `--html` are written).
+ *
+ * @example
+ * ```ts
+ * import { checkPathAccess } from "./path_access.ts";
+ * import { evalCommand } from "./commands/eval.ts";
+ * import { memoryIo } from "./io.ts";
+ * checkPathAccess(evalCommand, { io: memoryIo(), values: {}, positionals: ["tasks"] });
+ * ```
+ */
+export function checkPathAccess(
+  command: Command,
+  { io, values, positionals }: CommandContext,
+): void {
+  if (command.positionalPaths !== undefined) {
+    for (const path of positionals) requireAccess(command.positionalPaths, path, "a task path");
+  }
+  for (const [name, spec] of Object.entries(command.options)) {
+    if (spec.path === undefined) continue;
+    if (name === "home") {
+      requireAccess(spec.path, resolveHome(values, io), "--home or VERDICT_HOME");
+      continue;
+    }
+    for (const path of [values[name]].flat()) {
+      if (typeof path === "string") requireAccess(spec.path, path, `--${name}`);
+    }
+  }
+}
+
+/**
+ * The message for a permission failure the pre-flight check could not foresee (a path found while
+ * working, such as a symlinked task folder): what was refused, and why.
+ *
+ * @example
+ * ```ts
+ * import { notPermittedMessage } from "./path_access.ts";
+ * console.assert(notPermittedMessage(new Error("Requires read access to \"/x\"")).includes("/x"));
+ * ```
+ */
+export function notPermittedMessage(error: Error): string {
+  const what = error.message.split(", run again with")[0];
+  return `not permitted: ${what}; ${CONFINEMENT}. Fix: keep task folders, the state directory ` +
+    `and report files inside it`;
+}
+
+function requireAccess(access: "read" | "write", path: string, given: string): void {
+  if (Deno.permissions.querySync({ name: access, path }).state === "granted") return;
+  throw new UsageError(
+    `cannot ${access} ${path}, given as ${given}: ${CONFINEMENT}. Fix: give a path inside the ` +
+      `project folder`,
+  );
+}
