@@ -6,7 +6,7 @@
  */
 import type { RunStats } from "../stats/run_stats.ts";
 import type { Results } from "./results.ts";
-import { percent } from "./stats_text.ts";
+import { dollars, percent } from "./stats_text.ts";
 
 /**
  * Renders a run's results as Markdown.
@@ -62,9 +62,7 @@ export function renderMarkdown(results: Results, stats: RunStats): string {
         "",
       ]
       : []),
-    `Cost: ${
-      overall.cost_usd.total === null ? "unknown" : `$${overall.cost_usd.total.toFixed(6)}`
-    } · tokens ${overall.tokens.total} · ` +
+    `Cost: ${dollars(overall.cost_usd.total)} · tokens ${overall.tokens.total} · ` +
     `median steps ${overall.steps.median ?? "-"} · flaky: ${
       overall.flaky.length > 0 ? overall.flaky.join(", ") : "none"
     }`,

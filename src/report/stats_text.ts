@@ -3,6 +3,7 @@
  *
  * @module
  */
+import { formatUsd, usd } from "../core/money.ts";
 import type { Comparison } from "../stats/compare.ts";
 import type { GateOutcome } from "../stats/gate.ts";
 import type { RunStats } from "../stats/run_stats.ts";
@@ -20,6 +21,20 @@ export function percent(fraction: number | null | undefined): string {
   return fraction === null || fraction === undefined ? "-" : `${(fraction * 100).toFixed(1)}%`;
 }
 
+/**
+ * An amount of dollars from `results.json` with six decimals, rounded in decimal, not binary;
+ * `unknown` when the cost is unknown.
+ *
+ * @example
+ * ```ts
+ * import { dollars } from "./stats_text.ts";
+ * console.assert(dollars(0.0000005) === "$0.000001" && dollars(null) === "unknown");
+ * ```
+ */
+export function dollars(amount: number | null): string {
+  return amount === null ? "unknown" : `$${formatUsd(usd(amount), 6)}`;
+}
+
 /** A rate with its interval: `66.7% [20.8%, 93.9%]`. */
 function rateWithInterval(
   group: { pass_rate: number | null; ci_low: number; ci_high: number },
@@ -31,7 +46,6 @@ function rateWithInterval(
 export function statsText(run: string, stats: RunStats): string {
   const { overall } = stats;
   const ks = Object.keys(overall.pass_at_k);
-  const money = (value: number | null) => (value === null ? "unknown" : `$${value.toFixed(6)}`);
   const lines = [
     `run ${run}: ${overall.passes} of ${overall.n} passed, ${rateWithInterval(overall)}`,
     `  ${ks.map((k) => `pass@${k} ${percent(overall.pass_at_k[k])}`).join("  ")}   ` +
@@ -39,8 +53,8 @@ export function statsText(run: string, stats: RunStats): string {
     `  tokens median ${overall.tokens.median ?? "-"}, p95 ${
       overall.tokens.p95 ?? "-"
     } (total ${overall.tokens.total}); ` +
-    `cost median ${money(overall.cost_usd.median)}, p95 ${money(overall.cost_usd.p95)} (total ${
-      money(overall.cost_usd.total)
+    `cost median ${dollars(overall.cost_usd.median)}, p95 ${dollars(overall.cost_usd.p95)} (total ${
+      dollars(overall.cost_usd.total)
     })`,
     `  steps median ${overall.steps.median ?? "-"}, p95 ${
       overall.steps.p95 ?? "-"

@@ -3,6 +3,7 @@
  *
  * @module
  */
+import { formatUsd, usd } from "../core/money.ts";
 import { totalInput } from "../model/model.ts";
 import type { Trajectory } from "./trajectory.ts";
 
@@ -43,7 +44,7 @@ export function trajectoryText(trajectory: Trajectory): string {
         `  [context compacted: ${step.compaction.removedMessages} messages removed (${step.compaction.strategy})]`,
       );
     }
-    const cost = step.cost_usd === null ? "" : `, $${Number(step.cost_usd).toFixed(6)}`;
+    const cost = step.cost_usd === null ? "" : `, $${formatUsd(usd(step.cost_usd), 6)}`;
     lines.push(
       `step ${step.step} (${
         totalInput(step.usage)

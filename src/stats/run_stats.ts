@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { usd, usdToNumber } from "../core/money.ts";
 import type { TrialSummary } from "../store/run_table.ts";
 import { passAtK, passHatK, quantile, wilson } from "./estimators.ts";
 
@@ -124,7 +125,7 @@ export function runStats(trials: readonly TrialSample[]): RunStats {
       cost_usd: knownCost
         ? {
           ...spread(costs as number[]),
-          total: round12((costs as number[]).reduce((sum, value) => sum + value, 0)),
+          total: usdToNumber((costs as number[]).reduce((sum, value) => sum + usd(value), 0n)),
         }
         : { median: null, p95: null, total: null },
       steps: spread(trials.map((trial) => trial.steps)),
@@ -162,9 +163,4 @@ function countPasses(trials: readonly TrialSample[]): number {
 
 function spread(values: readonly number[]): Spread {
   return { median: quantile(values, 0.5), p95: quantile(values, 0.95) };
-}
-
-// Sums of costs read from results.json are floats; keep them to the 12 decimals they carry.
-function round12(value: number): number {
-  return Math.round(value * 1e12) / 1e12;
 }
