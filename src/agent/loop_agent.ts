@@ -146,7 +146,12 @@ export function loopAgent(options: LoopAgentOptions): Agent {
       };
       const timedOut = (what: string) =>
         stop("timeout", `${what} was still running at timeout_s ${limits.timeout_s}`);
-      const toolContext: ToolContext = { container: context.container, task, signal };
+      const toolContext: ToolContext = {
+        container: context.container,
+        task,
+        signal,
+        searchable: (path) => decide(policy, "search", { path }, task.manifest.workdir).allowed,
+      };
       const crash = (point: CrashPoint, step: number) => crashHook(point, step, context.resumed);
 
       try {

@@ -225,16 +225,26 @@ export const searchTool: Tool<{ pattern: string; path?: string; glob?: string }>
     if (result.exitCode !== 0) {
       return toolError(result.stderr.trim() || `search failed (exit ${result.exitCode})`);
     }
+    const hidden = new Set<string>();
     const lines = result.stdout.split("\n").filter((line) => line !== "")
       .map((line) => line.replace(/^\.\//, ""))
-      .filter((line) =>
-        args.glob === undefined || globMatch(args.glob, line.slice(0, line.indexOf(":")))
-      );
+      .filter((line) => {
+        const files = possibleFiles(line);
+        const refused = files.find((file) => !context.searchable(file));
+        if (refused !== undefined) hidden.add(refused);
+        return refused === undefined &&
+          (args.glob === undefined || globMatch(args.glob, files[0] ?? line));
+      });
     const shown = lines.slice(0, MAX_SEARCH_MATCHES);
     const more = lines.length - shown.length;
     return {
       content: truncateMiddle(shown.join("\n") || "no matches") +
-        (more > 0 ? `\n[... ${more} more matches]` : ""),
+        (more > 0 ? `\n[... ${more} more matches]` : "") +
+        (hidden.size > 0
+          ? `\n[matches in ${
+            [...hidden].sort().join(", ")
+          } left out: the policy denies searching them]`
+          : ""),
       isError: false,
     };
   },
@@ -265,4 +275,12 @@ async function writeText(
     return toolError(result.stderr.trim() || `cannot write ${path} (exit ${result.exitCode})`);
   }
   return undefined;
+}
+
+// grep prints `path:line:text`; a path may itself hold `:N:`, so every reading is a candidate and
+// a line is shown only if the policy allows all of them.
+function possibleFiles(line: string): string[] {
+  const files: string[] = [];
+  for (const match of line.matchAll(/:\d+:/g)) files.push(line.slice(0, match.index));
+  return files;
 }

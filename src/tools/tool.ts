@@ -17,6 +17,11 @@ export interface ToolContext {
   task: Task;
   /** Aborts the tool: the task's deadline, or an interrupt. Its command is killed. */
   signal: AbortSignal;
+  /**
+   * Whether a search may show lines of this file (workspace-relative): the policy's `search` rules
+   * judged on the file itself, so a rule that denies `.env` hides it from a search of `.` too.
+   */
+  searchable(path: string): boolean;
 }
 
 /** What a tool returns to the model. */

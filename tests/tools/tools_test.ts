@@ -13,6 +13,8 @@ import {
 } from "../../src/tools/file_tools.ts";
 import { shellTool } from "../../src/tools/shell_tool.ts";
 import type { ToolContext } from "../../src/tools/tool.ts";
+import { decide } from "../../src/policy/policy.ts";
+import { loadPolicy } from "../../src/policy/policy_file.ts";
 import { requireDocker } from "../_docker.ts";
 
 Deno.test("lexical confinement: .. out and absolute paths elsewhere are refused", () => {
@@ -57,7 +59,7 @@ async function withWorkspace(
       "/",
     );
     await work(
-      { container, task, signal: new AbortController().signal },
+      { container, task, signal: new AbortController().signal, searchable: () => true },
       container,
     );
   } finally {
@@ -108,6 +110,39 @@ Deno.test("file tools read, write, edit, list and search inside the workspace", 
     const search = await searchTool.run({ pattern: "return a \\+ b" }, context);
     assert.equal(search.content, "src/app.py:2:    return a + b");
     assert.equal((await searchTool.run({ pattern: "zzz" }, context)).content, "no matches");
+  });
+});
+
+Deno.test("a search leaves out the files the policy denies searching, even from a search of '.'", async () => {
+  const policy = await loadPolicy("tasks/policy-keep-secrets/policy.yaml");
+  await withWorkspace(async (base) => {
+    const context = {
+      ...base,
+      searchable: (path: string) => decide(policy, "search", { path }, "/workspace").allowed,
+    };
+    for (
+      const [path, content] of [
+        [".env", "API_KEY=live-secret\n"],
+        ["src/.env", "API_KEY=nested-secret\n"],
+        [".env:1:x", "API_KEY=looks-like-a-match-in-env\n"],
+        ["config.example", "API_KEY=placeholder\n"],
+      ]
+    ) {
+      assert.equal((await writeFileTool.run({ path, content }, context)).isError, false, path);
+    }
+    const search = await searchTool.run({ pattern: "API_KEY" }, context);
+    assert.equal(
+      search.content,
+      "config.example:1:API_KEY=placeholder\n" +
+        "[matches in .env, src/.env left out: the policy denies searching them]",
+    );
+    assert.doesNotMatch(search.content, /secret|looks-like/);
+    const unfiltered = await searchTool.run({ pattern: "API_KEY" }, base);
+    assert.match(
+      unfiltered.content,
+      /live-secret/,
+      "without the policy the same search finds .env",
+    );
   });
 });
 
@@ -164,6 +199,7 @@ Deno.test("read_docs serves only the task's listed pages", async () => {
     task,
     container: undefined as unknown as Container,
     signal: new AbortController().signal,
+    searchable: () => true,
   };
   const pages = task.manifest.docs!;
   assert.equal((await readDocsTool.run({}, context)).content, `pages: ${pages.join(", ")}`);
