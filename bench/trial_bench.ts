@@ -13,7 +13,7 @@ import { stageTask } from "../src/eval/staged_task.ts";
 import { runTrial } from "../src/eval/trial.ts";
 import { Docker } from "../src/sandbox/docker.ts";
 import { storeSnapshot } from "../src/sandbox/snapshot.ts";
-import { WORKSPACE_LABEL, WorkspaceImages } from "../src/sandbox/workspace_image.ts";
+import { DERIVED_LABEL, DerivedImages } from "../src/sandbox/derived_image.ts";
 import { openStore } from "../src/store/store.ts";
 import { loadTask } from "../src/task/load_task.ts";
 import { median } from "./_measure.ts";
@@ -25,7 +25,7 @@ await docker.ping();
 const staged = await stageTask(await loadTask("tests/fixtures/bench/trivial"));
 const store = openStore(":memory:");
 store.runs.create({ id: "bench", config: {}, createdAt: 0 });
-const workspaces = new WorkspaceImages(docker, { "verdict.run": "bench" });
+const workspaces = new DerivedImages(docker, { "verdict.run": "bench" });
 storeSnapshot(store.blobs, staged.initial); // as the run does once per task
 
 async function bareRun(): Promise<number> {
@@ -43,7 +43,7 @@ async function trial(round: number): Promise<{ verdict: number; removed: number 
   const { record, cleanup } = await runTrial({ run: "bench", session, staged, repeat: round }, {
     store,
     docker,
-    workspaces,
+    images: workspaces,
     clock: new LogicalClock(),
     rng: new SplitMix64(round),
     agent: oracleAgent,
@@ -57,14 +57,16 @@ async function trial(round: number): Promise<{ verdict: number; removed: number 
 }
 
 await bareRun(); // warm the engine's caches for both
-// The first trial of a task also builds its workspace image; start from none to show that cost.
-const cached = await docker.text([
-  "images",
-  "--quiet",
-  "--filter",
-  `label=${WORKSPACE_LABEL}=${sha256Hex(staged.tar)}`,
-]);
-if (cached !== "") await docker.text(["image", "rm", "--force", ...new Set(cached.split("\n"))]);
+// The first trial of a task also builds its two derived images; start from none to show that cost.
+for (const tar of [staged.tar, staged.graderTar]) {
+  const cached = await docker.text([
+    "images",
+    "--quiet",
+    "--filter",
+    `label=${DERIVED_LABEL}=${sha256Hex(tar)}`,
+  ]);
+  if (cached !== "") await docker.text(["image", "rm", "--force", ...new Set(cached.split("\n"))]);
+}
 const first = await trial(-1);
 const bare: number[] = [];
 const trials: number[] = [];
@@ -91,8 +93,8 @@ console.log(
     }`,
 );
 console.log(
-  `first trial of the task, building its workspace image: ${
+  `first trial of the task, building its workspace and grader images: ${
     first.verdict.toFixed(0)
   } ms (once per ` +
-    `image and workspace, then cached by Docker)`,
+    `task and image, then cached by Docker)`,
 );

@@ -17,7 +17,7 @@ import { writeRunReports } from "../report/run_reports.ts";
 import { missingImageMessage, removeLabelled } from "../sandbox/container.ts";
 import { storeSnapshot } from "../sandbox/snapshot.ts";
 import type { Docker } from "../sandbox/docker.ts";
-import { WorkspaceImages } from "../sandbox/workspace_image.ts";
+import { DerivedImages } from "../sandbox/derived_image.ts";
 import type { RunRecord } from "../store/run_table.ts";
 import { openStore, type Store } from "../store/store.ts";
 import type { Suite } from "../task/load_suite.ts";
@@ -181,9 +181,9 @@ export async function runPool(
   for (const staged of new Set(plans.map((plan) => plan.staged))) {
     storeSnapshot(store.blobs, staged.initial);
   }
-  const workspaces = new WorkspaceImages(deps.docker, {
+  const images = new DerivedImages(deps.docker, {
     "verdict.run": plans[0]?.run ?? "",
-    "verdict.role": "workspace-image",
+    "verdict.role": "derived-image",
   });
   const worker = async () => {
     while (next < plans.length && !deps.signal.aborted) {
@@ -193,7 +193,7 @@ export async function runPool(
         const { record, cleanup } = await runTrial(plan, {
           store,
           docker: deps.docker,
-          workspaces,
+          images,
           clock: deps.clock,
           rng: rng.stream(`trial/${plan.staged.task.id}/${plan.repeat}`),
           agent: deps.agent,

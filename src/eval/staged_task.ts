@@ -1,13 +1,15 @@
 /**
- * A task prepared once per run: its workspace read, sealed and packed, so every repeat stages the
- * same bytes without reading the disk again.
+ * A task prepared once per run: its workspace read, sealed and packed, and its held-out tests
+ * packed for the grader's image, so every repeat stages the same bytes without reading the disk
+ * again.
  *
  * @module
  */
 import { join } from "node:path";
+import { graderImageTar } from "../grading/grade.ts";
 import { type SealedTree, sealEntries } from "../sandbox/snapshot.ts";
 import { packTar, type TarEntry } from "../sandbox/tar.ts";
-import { readTree } from "../task/file_tree.ts";
+import { readTree, type TreeEntry } from "../task/file_tree.ts";
 import type { Task } from "../task/task.ts";
 
 /** A task with its workspace ready to stage. */
@@ -18,10 +20,14 @@ export interface StagedTask {
   initial: SealedTree;
   /** The workspace as a tar stream rooted at `/` (the workdir folder and everything in it). */
   tar: Uint8Array;
+  /** The task's `tests/`, held out from the agent. */
+  tests: TreeEntry[];
+  /** What the grading container's image adds to the task's image (see `graderImageTar`). */
+  graderTar: Uint8Array;
 }
 
 /**
- * Reads, seals and packs a task's workspace.
+ * Reads, seals and packs a task's workspace, and packs its tests.
  *
  * @example
  * ```ts
@@ -38,5 +44,12 @@ export async function stageTask(task: Task): Promise<StagedTask> {
     { path: prefix, type: "dir", mode: 0o755 },
     ...tree.map((entry) => ({ ...entry, path: `${prefix}/${entry.path}` })),
   ];
-  return { task, initial: sealEntries(tree), tar: packTar(entries, { uid: 1000, gid: 1000 }) };
+  const tests = await readTree(join(task.dir, "tests"));
+  return {
+    task,
+    initial: sealEntries(tree),
+    tar: packTar(entries, { uid: 1000, gid: 1000 }),
+    tests,
+    graderTar: graderImageTar(task.manifest.workdir, tests),
+  };
 }

@@ -17,7 +17,7 @@ import type { RunCounters } from "../grading/requirements.ts";
 import type { TrialRecord } from "../report/results.ts";
 import { AGENT_USER, type Container, startContainer } from "../sandbox/container.ts";
 import type { Docker } from "../sandbox/docker.ts";
-import type { WorkspaceImages } from "../sandbox/workspace_image.ts";
+import type { DerivedImages } from "../sandbox/derived_image.ts";
 import {
   diffSnapshots,
   loadSnapshot,
@@ -53,8 +53,11 @@ export interface TrialDeps {
   store: Store;
   /** The docker CLI. */
   docker: Docker;
-  /** Where a trial's agent container gets its image with the workspace already in it. */
-  workspaces: WorkspaceImages;
+  /**
+   * Where a trial's containers get their images: the agent's with the workspace already in it,
+   * the grader's with the tests.
+   */
+  images: DerivedImages;
   /** The injected clock. */
   clock: Clock;
   /** The trial's seeded random stream. */
@@ -149,11 +152,9 @@ export async function runTrial(
   });
   const spec = { image: manifest.image, workdir: manifest.workdir, network: manifest.network };
   const containers: Promise<Container | undefined>[] = [];
-  const start = (role: string, user?: string, image = spec.image) => {
-    const starting = startContainer(
-      docker,
-      { ...spec, image, labels: labels(role), user },
-      deps.signal,
+  const start = (role: string, user: string, image: string | Promise<string> = spec.image) => {
+    const starting = Promise.resolve(image).then((name) =>
+      startContainer(docker, { ...spec, image: name, labels: labels(role), user }, deps.signal)
     );
     containers.push(starting.catch(() => undefined));
     return starting;
@@ -191,8 +192,11 @@ export async function runTrial(
           image: manifest.image,
         },
       }]);
-      const image = await deps.workspaces.imageFor(manifest.image, plan.staged.tar, deps.signal);
-      agentContainer = await start("agent", AGENT_USER, image);
+      agentContainer = await start(
+        "agent",
+        AGENT_USER,
+        deps.images.imageFor(manifest.image, plan.staged.tar, deps.signal),
+      );
     } else {
       if (resume.phase !== "grade" && resume.container) adopt(resume.container);
       if (resume.phase === "agent") {
@@ -210,7 +214,11 @@ export async function runTrial(
     }
     // The grader starts while the agent works (it sees nothing until grading); starting both at
     // once would slow the agent's start, which is on every trial's critical path.
-    const graderStarting = start("grader");
+    const graderStarting = start(
+      "grader",
+      AGENT_USER,
+      deps.images.imageFor(manifest.image, plan.staged.graderTar, deps.signal),
+    );
 
     if (resume === undefined) {
       record([{
@@ -263,6 +271,7 @@ export async function runTrial(
       initial,
       final,
       counters: outcome!.counters,
+      tests: plan.staged.tests,
       grader,
       waiveModelOnly: deps.waiveModelOnly,
       signal: deps.signal,

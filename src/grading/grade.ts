@@ -1,18 +1,20 @@
 /**
  * Grading, in the order SPEC section 3 fixes: the checks run against the sealed snapshots; then a
- * fresh container gets the sealed workspace and `tests/` at `/verdict/tests`, and the success
- * script's exit code decides, with the canary (which must fail) guarding the test machinery; then
- * the requirements. Pass = script exit 0 AND every check AND every requirement.
+ * fresh container (whose image holds `tests/` at `/verdict/tests`, owned by root) gets the sealed
+ * workspace, and the success script's exit code decides, with the canary (which must fail)
+ * guarding the test machinery; then the requirements. Pass = script exit 0 AND every check AND
+ * every requirement.
  *
  * @module
  */
-import { join } from "node:path";
+import { InfrastructureError } from "../core/errors.ts";
 import { shellQuote } from "../core/shell_quote.ts";
 import { AGENT_USER, type Container } from "../sandbox/container.ts";
+import { firstLine } from "../sandbox/docker.ts";
 import { type Snapshot, snapshotTarEntries } from "../sandbox/snapshot.ts";
-import { packOwnedTar } from "../sandbox/tar.ts";
+import { packOwnedTar, packTar, type TarEntry } from "../sandbox/tar.ts";
 import type { BlobStore } from "../store/blob_store.ts";
-import { readTree } from "../task/file_tree.ts";
+import type { TreeEntry } from "../task/file_tree.ts";
 import type { Task } from "../task/task.ts";
 import { type CheckResult, runChecks } from "./checks.ts";
 import { checkRequirements, type RequirementResult, type RunCounters } from "./requirements.ts";
@@ -65,7 +67,9 @@ export interface GradeInput {
   final: Snapshot;
   /** What the harness counted during the run. */
   counters: RunCounters;
-  /** A fresh container from the task image, started as root (commands still run unprivileged). */
+  /** The task's `tests/` folder, as read when the run staged the task. */
+  tests: readonly TreeEntry[];
+  /** A fresh container from {@linkcode graderImageTar}'s image; nothing has run in it yet. */
   grader: Container;
   /** Requirements only a model-driven run can meet are reported but do not fail the grade. */
   waiveModelOnly?: boolean;
@@ -89,7 +93,7 @@ export async function grade(input: GradeInput): Promise<Grade> {
     read: (hash) => blobs.get(hash),
   });
   const requirements = checkRequirements(task.manifest.requires, input.counters);
-  const tests = await readTree(join(task.dir, "tests"));
+  const { tests } = input;
   const base = { checks, requirements, success: null, canary: null };
 
   const scriptProblem = missingOrNotExecutable(tests, task.manifest.success.script);
@@ -112,25 +116,13 @@ export async function grade(input: GradeInput): Promise<Grade> {
     };
   }
 
-  const workdir = task.manifest.workdir.replace(/^\/+/, "");
-  const tar = packOwnedTar([
-    { entries: snapshotTarEntries(blobs, input.final, workdir), options: { uid: 1000, gid: 1000 } },
-    {
-      entries: [
-        { path: TESTS_PATH.slice(1), type: "dir", mode: 0o755 },
-        ...tests.map((entry) => ({ ...entry, path: `${TESTS_PATH.slice(1)}/${entry.path}` })),
-      ],
-      options: { uid: 0, gid: 0 },
-    },
-  ]);
-  await input.grader.copyIn(tar, "/");
-
   const timeoutMs = task.manifest.success.timeout_s * 1000;
   const success = await runScript(
     input.grader,
     task.manifest.success.script,
     timeoutMs,
     input.signal,
+    stagingOf(blobs, input.final),
   );
   const canary = canaryName
     ? await runScript(input.grader, canaryName, timeoutMs, input.signal)
@@ -173,19 +165,112 @@ function decide(
   return { verdict: "pass", bucket: "pass", reason: "tests passed" };
 }
 
+/**
+ * The files a grading container's image holds before any trial: the task's workdir, empty and
+ * owned by the agent's user, and `tests/` at `/verdict/tests`, owned by root so that nothing the
+ * success script runs can change them.
+ *
+ * @example
+ * ```ts
+ * import { graderImageTar } from "./grade.ts";
+ * const tar = graderImageTar("/workspace", [
+ *   { path: "test.sh", type: "file", mode: 0o755, data: new TextEncoder().encode("exit 0") },
+ * ]);
+ * console.assert(tar.length % 512 === 0);
+ * ```
+ */
+export function graderImageTar(workdir: string, tests: readonly TreeEntry[]): Uint8Array {
+  const testsPath = TESTS_PATH.slice(1);
+  return packOwnedTar([
+    {
+      entries: [{ path: workdir.replace(/^\/+/, ""), type: "dir", mode: 0o755 }],
+      options: { uid: 1000, gid: 1000 },
+    },
+    {
+      entries: [
+        { path: posixParent(testsPath), type: "dir", mode: 0o755 },
+        { path: testsPath, type: "dir", mode: 0o755 },
+        ...tests.map((entry) => ({ ...entry, path: `${testsPath}/${entry.path}` })),
+      ],
+      options: { uid: 0, gid: 0 },
+    },
+  ]);
+}
+
+function posixParent(path: string): string {
+  return path.slice(0, path.lastIndexOf("/"));
+}
+
+/** How the sealed workspace reaches the grader: a tar for stdin and the commands that unpack it. */
+interface Staging {
+  tar: Uint8Array;
+  script: string;
+}
+
+// Printed once the workspace is unpacked, before the success script starts: its absence means
+// staging failed, whatever the exit code.
+const STAGED_MARK = "verdict: sealed workspace staged";
+
+/**
+ * The sealed workspace as a tar unpacked in the workdir by the grader's own `tar`, running as the
+ * agent's user (so the files are the agent's, as in its container) in the same `docker exec` as
+ * the success script. An unprivileged `tar` applies the umask (set to 0), drops set-id and sticky
+ * bits, and busybox's cannot fill a folder it has already made read-only: such folders are packed
+ * writable and every such mode is set by `chmod` afterwards, deepest first.
+ */
+function stagingOf(blobs: BlobStore, final: Snapshot): Staging {
+  const entries: TarEntry[] = [];
+  const fixes: string[] = [];
+  for (const entry of snapshotTarEntries(blobs, final, ".").slice(1)) {
+    if (entry.type !== "dir" && entry.type !== "file") {
+      entries.push(entry);
+      continue;
+    }
+    const blocked = entry.type === "dir" && (entry.mode & 0o700) !== 0o700;
+    if (blocked || (entry.mode & 0o7000) !== 0) {
+      fixes.push(`chmod ${entry.mode.toString(8)} ${shellQuote(entry.path)}`);
+    }
+    entries.push(blocked ? { ...entry, mode: entry.mode | 0o700 } : entry);
+  }
+  const script = [
+    "set -e",
+    "umask 0",
+    "tar -x -f -",
+    ...fixes.reverse(),
+    `echo '${STAGED_MARK}'`,
+  ].join("\n");
+  return { tar: packTar(entries, { uid: 1000, gid: 1000 }), script };
+}
+
 async function runScript(
   grader: Container,
   script: string,
   timeoutMs: number,
   signal?: AbortSignal,
+  staging?: Staging,
 ): Promise<ScriptRun> {
-  const result = await grader.exec(shellQuote(`${TESTS_PATH}/${script}`), {
+  const command = shellQuote(`${TESTS_PATH}/${script}`);
+  const result = await grader.exec(staging ? `${staging.script}\nexec ${command}` : command, {
     user: AGENT_USER,
     timeoutMs,
     signal,
+    stdin: staging?.tar,
   });
   if (result.aborted) throw signal?.reason ?? new Error("grading aborted");
-  const output = `${result.stdout}${result.stderr}`;
+  let stdout = result.stdout;
+  if (staging) {
+    if (!stdout.startsWith(`${STAGED_MARK}\n`)) {
+      throw new InfrastructureError(
+        `could not stage the sealed workspace in the grading container: ${
+          result.timedOut
+            ? `it took longer than success.timeout_s`
+            : firstLine(result.stderr) || `exit ${result.exitCode}`
+        }`,
+      );
+    }
+    stdout = stdout.slice(STAGED_MARK.length + 1);
+  }
+  const output = `${stdout}${result.stderr}`;
   return {
     script,
     exitCode: result.exitCode,
@@ -195,7 +280,7 @@ async function runScript(
 }
 
 function missingOrNotExecutable(
-  tests: Awaited<ReturnType<typeof readTree>>,
+  tests: readonly TreeEntry[],
   script: string,
 ): string | undefined {
   const entry = tests.find((candidate) => candidate.path === script);

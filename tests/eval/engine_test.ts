@@ -23,8 +23,10 @@ function engineRelay(path: string, engine = "/var/run/docker.sock") {
             } catch { /* closed */ }
           }
         };
-        client.readable.pipeTo(upstream.writable).catch(() => {}).finally(close);
-        upstream.readable.pipeTo(client.writable).catch(() => {}).finally(close);
+        // A client's half-close (the end of a `docker exec -i` stdin) is passed on as one, and the
+        // connection ends when the engine's side does. (A stream's end would close the socket.)
+        copy(client, upstream).then(() => upstream.closeWrite()).catch(close);
+        copy(upstream, client).catch(() => {}).finally(close);
       }, () => client.close());
     }
   })().catch(() => {});
@@ -39,6 +41,17 @@ function engineRelay(path: string, engine = "/var/run/docker.sock") {
       await serving;
     },
   };
+}
+
+async function copy(from: Deno.Conn, to: Deno.Conn): Promise<void> {
+  const buffer = new Uint8Array(64 * 1024);
+  for (;;) {
+    const read = await from.read(buffer);
+    if (read === null) return;
+    for (let written = 0; written < read;) {
+      written += await to.write(buffer.subarray(written, read));
+    }
+  }
 }
 
 Deno.test("an engine that stops mid-run: unfinished trials are infrastructure errors, finished ones kept, exit 3", async () => {

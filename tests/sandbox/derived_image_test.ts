@@ -4,10 +4,10 @@ import { sha256Hex } from "../../src/core/hash.ts";
 import { AGENT_USER, startContainer } from "../../src/sandbox/container.ts";
 import { sealEntries } from "../../src/sandbox/snapshot.ts";
 import { packTar, type TarEntry } from "../../src/sandbox/tar.ts";
-import { WORKSPACE_LABEL, WorkspaceImages } from "../../src/sandbox/workspace_image.ts";
+import { DERIVED_LABEL, DerivedImages } from "../../src/sandbox/derived_image.ts";
 import { containersLabelled, requireDocker } from "../_docker.ts";
 
-const LABELS = { "verdict.test": "workspace_image_test" };
+const LABELS = { "verdict.test": "derived_image_test" };
 const text = (value: string) => new TextEncoder().encode(value);
 
 /** A workspace no earlier test run has built an image of. */
@@ -28,7 +28,7 @@ async function removeImages(tar: Uint8Array): Promise<void> {
     "images",
     "--quiet",
     "--filter",
-    `label=${WORKSPACE_LABEL}=${sha256Hex(tar)}`,
+    `label=${DERIVED_LABEL}=${sha256Hex(tar)}`,
   ]);
   if (ids !== "") await docker.text(["image", "rm", "--force", ...new Set(ids.split("\n"))]);
 }
@@ -37,7 +37,7 @@ Deno.test("a workspace image starts a container holding exactly the workspace, o
   const docker = await requireDocker();
   const { entries, tar } = uniqueWorkspace();
   try {
-    const image = await new WorkspaceImages(docker, LABELS).imageFor("verdict/busybox", tar);
+    const image = await new DerivedImages(docker, LABELS).imageFor("verdict/busybox", tar);
     const container = await startContainer(docker, {
       image,
       workdir: "/workspace",
@@ -73,7 +73,7 @@ Deno.test("a workspace image is built once for concurrent trials, and again for 
   const first = uniqueWorkspace();
   const second = uniqueWorkspace();
   try {
-    const images = new WorkspaceImages(docker, LABELS);
+    const images = new DerivedImages(docker, LABELS);
     const tags = await Promise.all(
       Array.from({ length: 4 }, () => images.imageFor("verdict/busybox", first.tar)),
     );
@@ -83,7 +83,7 @@ Deno.test("a workspace image is built once for concurrent trials, and again for 
       "--quiet",
       "--no-trunc",
       "--filter",
-      `label=${WORKSPACE_LABEL}=${sha256Hex(first.tar)}`,
+      `label=${DERIVED_LABEL}=${sha256Hex(first.tar)}`,
     ]);
     assert.equal(
       built.split("\n").filter((id) => id !== "").length,
@@ -91,13 +91,13 @@ Deno.test("a workspace image is built once for concurrent trials, and again for 
       "one image for four concurrent requests",
     );
     assert.equal(
-      await new WorkspaceImages(docker, LABELS).imageFor("verdict/busybox", first.tar),
+      await new DerivedImages(docker, LABELS).imageFor("verdict/busybox", first.tar),
       tags[0],
       "a later process finds the cached image by content",
     );
     assert.notEqual(await images.imageFor("verdict/busybox", second.tar), tags[0]);
     assert.deepEqual(
-      await containersLabelled(docker, "verdict.test=workspace_image_test"),
+      await containersLabelled(docker, "verdict.test=derived_image_test"),
       [],
       "the containers images are committed from are removed",
     );
@@ -110,7 +110,7 @@ Deno.test("a workspace image is built once for concurrent trials, and again for 
 Deno.test("a workspace image of a missing base image names the image and the build script", async () => {
   const docker = await requireDocker();
   await assert.rejects(
-    () => new WorkspaceImages(docker, LABELS).imageFor("verdict/not-built:1", new Uint8Array(1024)),
+    () => new DerivedImages(docker, LABELS).imageFor("verdict/not-built:1", new Uint8Array(1024)),
     (error: Error) =>
       error instanceof InfrastructureError &&
       /image verdict\/not-built:1 is missing: build it with scripts\/build-images\.sh/.test(

@@ -1,9 +1,10 @@
 /**
- * Workspace images: a task's image with its staged workspace already unpacked in it, made once per
- * (image, workspace) and kept by Docker, so a trial's container starts with the workspace in place
- * instead of waiting for a copy. The name is content-addressed (the base image's id and the
- * workspace tar's sha256), so a rebuilt base image or a changed workspace gets a new one, and a
- * cached one is exactly what copying in would have produced.
+ * Derived images: a task's image with a tar stream already unpacked in it (the staged workspace for
+ * the agent's container, the held-out tests for the grader's), made once per (image, tar) and kept
+ * by Docker, so a trial's containers start with their files in place instead of waiting for a
+ * copy. The name is content-addressed (the base image's id and the tar's sha256), so a rebuilt base
+ * image or a changed workspace gets a new one, and a cached one is exactly what copying in would
+ * have produced.
  *
  * @module
  */
@@ -12,28 +13,28 @@ import { sha256Hex } from "../core/hash.ts";
 import { missingImageMessage } from "./container.ts";
 import { type Docker, firstLine } from "./docker.ts";
 
-/** The repository every workspace image is tagged in; `docker image rm` them by it. */
-export const WORKSPACE_REPOSITORY = "verdict-workspace";
+/** The repository every derived image is tagged in. */
+export const DERIVED_REPOSITORY = "verdict-derived";
 
-/** The label every workspace image carries (its value is the workspace tar's sha256). */
-export const WORKSPACE_LABEL = "verdict.workspace";
+/** The label every derived image carries (its value is the tar's sha256); `docker image rm` by it. */
+export const DERIVED_LABEL = "verdict.derived";
 
 /**
- * Makes and remembers workspace images for one process.
+ * Makes and remembers derived images for one process.
  *
  * @example
  * ```ts
  * import { Docker } from "./docker.ts";
  * import { packTar } from "./tar.ts";
- * import { WorkspaceImages } from "./workspace_image.ts";
+ * import { DerivedImages } from "./derived_image.ts";
  * const docker = new Docker({ PATH: "/usr/bin:/bin" });
- * const images = new WorkspaceImages(docker, { "verdict.run": "r1" });
+ * const images = new DerivedImages(docker, { "verdict.run": "r1" });
  * const tar = packTar([{ path: "workspace/a.txt", type: "file", mode: 0o644, data: new Uint8Array([104]) }]);
  * const image = await images.imageFor("verdict/busybox", tar);
- * console.log(image); // verdict-workspace:…, with /workspace/a.txt in it
+ * console.log(image); // verdict-derived:…, with /workspace/a.txt in it
  * ```
  */
-export class WorkspaceImages {
+export class DerivedImages {
   readonly #docker: Docker;
   readonly #labels: Record<string, string>;
   readonly #images = new Map<string, Promise<string>>();
@@ -51,7 +52,7 @@ export class WorkspaceImages {
   }
 
   /**
-   * The image to start a trial's agent container from: `base` with `tar` unpacked at `/`.
+   * The image `base` with `tar` unpacked at `/`.
    * Concurrent callers for the same pair share one build.
    *
    * @throws {InfrastructureError} when the base image is missing or the engine refuses.
@@ -81,7 +82,7 @@ export class WorkspaceImages {
     });
     if (inspected.code !== 0) throw new InfrastructureError(missingImageMessage(base));
     const baseId = new TextDecoder().decode(inspected.stdout).trim();
-    const tag = `${WORKSPACE_REPOSITORY}:${sha256Hex(`${baseId}\n${tarHash}`).slice(0, 32)}`;
+    const tag = `${DERIVED_REPOSITORY}:${sha256Hex(`${baseId}\n${tarHash}`).slice(0, 32)}`;
     if (await docker.hasImage(tag, signal)) return tag;
 
     const labels = Object.entries(this.#labels).flatMap(([key, value]) => [
@@ -96,11 +97,11 @@ export class WorkspaceImages {
       const copied = await docker.run(["cp", "-", `${id}:/`], { stdin: tar, signal });
       if (copied.code !== 0) {
         throw new InfrastructureError(
-          `could not copy the workspace into an image of ${base}: ${firstLine(copied.stderr)}`,
+          `could not copy files into an image of ${base}: ${firstLine(copied.stderr)}`,
         );
       }
       await docker.text(
-        ["commit", "--change", `LABEL ${WORKSPACE_LABEL}=${tarHash}`, id, tag],
+        ["commit", "--change", `LABEL ${DERIVED_LABEL}=${tarHash}`, id, tag],
         { signal },
       );
     } finally {

@@ -1,0 +1,135 @@
+import assert from "node:assert/strict";
+import { InfrastructureError } from "../../src/core/errors.ts";
+import { stageTask } from "../../src/eval/staged_task.ts";
+import { grade, graderImageTar } from "../../src/grading/grade.ts";
+import { ZERO_COUNTERS } from "../../src/grading/requirements.ts";
+import { AGENT_USER, startContainer } from "../../src/sandbox/container.ts";
+import { DerivedImages } from "../../src/sandbox/derived_image.ts";
+import { sealEntries, storeSnapshot } from "../../src/sandbox/snapshot.ts";
+import type { TarEntry } from "../../src/sandbox/tar.ts";
+import { openStore } from "../../src/store/store.ts";
+import { loadTask } from "../../src/task/load_task.ts";
+import { requireDocker } from "../_docker.ts";
+
+const LABELS = { "verdict.test": "grade_test" };
+const bytes = (text: string) => new TextEncoder().encode(text);
+
+/** An end state an unprivileged `tar` cannot unpack as is. */
+const AWKWARD: TarEntry[] = [
+  { path: "answer.txt", type: "file", mode: 0o644, data: bytes("yes\n") },
+  { path: "locked", type: "dir", mode: 0o555 },
+  { path: "locked/inner", type: "dir", mode: 0o500 },
+  { path: "locked/inner/deep.txt", type: "file", mode: 0o400, data: bytes("deep") },
+  { path: "setid", type: "file", mode: 0o6755, data: bytes("#!/bin/sh\n") },
+  { path: "shared", type: "dir", mode: 0o1777 },
+  { path: "secret", type: "file", mode: 0o000, data: new Uint8Array([0, 1, 2]) },
+  { path: "empty", type: "dir", mode: 0o750 },
+  { path: "link", type: "symlink", target: "answer.txt" },
+  { path: "dangling", type: "symlink", target: "/nowhere" },
+];
+
+for (const image of ["verdict/busybox", "verdict/python:3.11"]) {
+  Deno.test(`the grader gets exactly the sealed end state, modes and all (${image})`, async () => {
+    const docker = await requireDocker();
+    const loaded = await loadTask("tests/fixtures/bench/trivial");
+    const task = { ...loaded, manifest: { ...loaded.manifest, image } };
+    const staged = await stageTask(task);
+    const store = openStore(":memory:");
+    const final = sealEntries(AWKWARD);
+    storeSnapshot(store.blobs, final);
+    const graderImage = await new DerivedImages(docker, LABELS).imageFor(image, staged.graderTar);
+    const grader = await startContainer(docker, {
+      image: graderImage,
+      workdir: "/workspace",
+      network: "none",
+      labels: LABELS,
+      user: AGENT_USER,
+    });
+    try {
+      const graded = await grade({
+        task,
+        blobs: store.blobs,
+        initial: staged.initial,
+        final,
+        counters: ZERO_COUNTERS,
+        tests: staged.tests,
+        grader,
+      });
+      assert.equal(graded.verdict, "pass", graded.reason);
+      assert.equal(graded.success?.output, "", "the staging leaves nothing in the script's output");
+      const sealed = sealEntries(await grader.copyOut("/workspace"), "workspace");
+      assert.deepEqual(sealed.entries, final.entries);
+      const owners = await grader.exec("stat -c '%u %n' . locked/inner/deep.txt /verdict/tests", {
+        timeoutMs: 10_000,
+      });
+      assert.equal(owners.stdout, "1000 .\n1000 locked/inner/deep.txt\n0 /verdict/tests\n");
+      const tamper = await grader.exec("echo exit 0 > /verdict/tests/test.sh", {
+        timeoutMs: 10_000,
+      });
+      assert.notEqual(tamper.exitCode, 0, "the success script's user cannot edit the tests");
+    } finally {
+      await grader.remove();
+      store.close();
+    }
+  });
+}
+
+Deno.test("a grader that cannot unpack the workspace is an infrastructure error, never a verdict", async () => {
+  const docker = await requireDocker();
+  const task = await loadTask("tests/fixtures/bench/trivial");
+  const staged = await stageTask(task);
+  const store = openStore(":memory:");
+  const final = sealEntries(AWKWARD);
+  storeSnapshot(store.blobs, final);
+  // A workdir the agent's user may not write to.
+  const grader = await startContainer(docker, {
+    image: "verdict/busybox",
+    workdir: "/usr",
+    network: "none",
+    labels: LABELS,
+    user: AGENT_USER,
+  });
+  try {
+    await assert.rejects(
+      () =>
+        grade({
+          task,
+          blobs: store.blobs,
+          initial: staged.initial,
+          final,
+          counters: ZERO_COUNTERS,
+          tests: staged.tests,
+          grader,
+        }),
+      (error: Error) =>
+        error instanceof InfrastructureError &&
+        /could not stage the sealed workspace in the grading container: .*(Permission denied|can't)/i
+          .test(error.message),
+    );
+  } finally {
+    await grader.remove();
+    store.close();
+  }
+});
+
+Deno.test("the grader's image holds the tests owned by root and an empty workdir owned by the agent", () => {
+  const tar = graderImageTar("/srv/app", [
+    { path: "test.sh", type: "file", mode: 0o755, data: bytes("exit 0\n") },
+  ]);
+  const names: string[] = [];
+  for (let offset = 0; offset + 512 <= tar.length; offset += 512) {
+    const header = tar.subarray(offset, offset + 512);
+    if (header.every((byte) => byte === 0)) break;
+    const name = new TextDecoder().decode(header.subarray(0, 100)).replace(/\0.*$/s, "");
+    const uid = parseInt(new TextDecoder().decode(header.subarray(108, 116)), 8);
+    const size = parseInt(new TextDecoder().decode(header.subarray(124, 136)), 8);
+    names.push(`${uid} ${name}`);
+    offset += Math.ceil(size / 512) * 512;
+  }
+  assert.deepEqual(names, [
+    "1000 srv/app/",
+    "0 verdict/",
+    "0 verdict/tests/",
+    "0 verdict/tests/test.sh",
+  ]);
+});
