@@ -11,6 +11,7 @@ import type { Comparison } from "../stats/compare.ts";
 import type { GateOutcome } from "../stats/gate.ts";
 import type { RunStats } from "../stats/run_stats.ts";
 import type { Results } from "./results.ts";
+import { dollars } from "./stats_text.ts";
 import type { Trajectory } from "./trajectory.ts";
 
 /**
@@ -30,7 +31,9 @@ import type { Trajectory } from "./trajectory.ts";
  * ```
  */
 export function renderHtml(results: Results, stats: RunStats, trajectories: Trajectory[]): string {
-  return page(`Verdict run ${results.run.id}`, { kind: "run", results, stats, trajectories });
+  // Money is rounded here, in decimal, not by the browser's binary toFixed.
+  const cost = dollars(stats.overall.cost_usd.total);
+  return page(`Verdict run ${results.run.id}`, { kind: "run", results, stats, cost, trajectories });
 }
 
 /** Renders a comparison: the numbers, the gate, and every flip's two trajectories side by side. */
@@ -164,7 +167,7 @@ const trialDetails = (trial, trajectory) => {
   return details;
 };
 if (data.kind === "run") {
-  const { results, stats, trajectories } = data;
+  const { results, stats, cost, trajectories } = data;
   const s = results.summary;
   document.title = "Verdict run " + results.run.id;
   app.append(
@@ -175,7 +178,7 @@ if (data.kind === "run") {
       el("div", { class: "card" }, el("b", { id: "summary-passed", class: "pass" }, s.passed), el("span", {}, "passed")),
       el("div", { class: "card" }, el("b", { id: "summary-failed", class: "fail" }, s.failed), el("span", {}, "failed")),
       el("div", { class: "card" }, el("b", { id: "summary-rate" }, pct(s.pass_rate)), el("span", {}, "pass rate [" + pct(stats.overall.ci_low) + ", " + pct(stats.overall.ci_high) + "]")),
-      el("div", { class: "card" }, el("b", {}, stats.overall.cost_usd.total === null ? "unknown" : "$" + stats.overall.cost_usd.total.toFixed(4)), el("span", {}, "cost"))),
+      el("div", { class: "card" }, el("b", { id: "summary-cost" }, cost), el("span", {}, "cost"))),
     el("h2", {}, "Tasks"),
     el("table", { id: "tasks" }, el("tr", {}, el("th", {}, "task"), el("th", {}, "passed"), el("th", {}, "pass rate"), el("th", {}, "95% interval"), el("th", {}, "")),
       stats.tasks.map((t) => el("tr", { "data-task": t.task }, el("td", {}, t.task + (t.flaky ? " (flaky)" : "")), el("td", {}, t.passes + "/" + t.n), el("td", {}, pct(t.pass_rate)), el("td", {}, pct(t.ci_low) + " – " + pct(t.ci_high)), el("td", {}, interval(t.pass_rate, t.ci_low, t.ci_high))))),

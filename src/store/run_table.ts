@@ -131,6 +131,7 @@ export class RunTable {
   readonly #setSessionStatus: StatementSync;
   readonly #setSessionResult: StatementSync;
   readonly #selectSummaries: StatementSync;
+  readonly #selectVerdicts: StatementSync;
 
   /** Wraps a migrated database. */
   constructor(db: DatabaseSync) {
@@ -158,6 +159,9 @@ export class RunTable {
     // (Deno's node:sqlite has it; its bundled Node types do not list it yet.)
     (this.#selectSummaries as StatementSync & { setReturnArrays(arrays: boolean): void })
       .setReturnArrays(true);
+    this.#selectVerdicts = db.prepare(`
+      SELECT task, repeat, id AS session, verdict
+      FROM sessions WHERE run_id = ? AND status = 'finished' ORDER BY task, repeat`);
     this.#setSessionResult = db.prepare(`
       UPDATE sessions SET status = 'finished', result = ?, verdict = ?, bucket = ?, reason = ?,
         steps = ?, tokens_input = ?, tokens_output = ?, cost_usd = ?, duration_ms = ?,
@@ -240,6 +244,11 @@ export class RunTable {
     );
   }
 
+  /** The verdicts of a run's finished trials, by task and repeat, read from columns (fast). */
+  trialVerdicts(run: string): TrialVerdict[] {
+    return this.#selectVerdicts.all(run) as unknown as TrialVerdict[];
+  }
+
   /** The summaries of a run's finished trials, by task and repeat, read from columns (fast). */
   trialSummaries(run: string): TrialSummary[] {
     return (this.#selectSummaries.all(run) as unknown as SummaryRow[]).map((
@@ -256,6 +265,18 @@ export class RunTable {
       duration_ms: duration,
     }));
   }
+}
+
+/** A finished trial's verdict and session, as paired comparison needs it. */
+export interface TrialVerdict {
+  /** Task id. */
+  task: string;
+  /** Repeat. */
+  repeat: number;
+  /** The trial's session id. */
+  session: string;
+  /** Pass or fail. */
+  verdict: "pass" | "fail";
 }
 
 type SummaryRow = [

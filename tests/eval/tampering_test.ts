@@ -1,11 +1,14 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import type { Results } from "../../src/report/results.ts";
+import type { Results, TrialRecord } from "../../src/report/results.ts";
 import { openStore } from "../../src/store/store.ts";
 import { containersLabelled, requireDocker } from "../_docker.ts";
 import { runVerdict, scratchDir } from "../_verdict.ts";
 
-Deno.test("tampering outside the workdir, after the agent stops, or with the test runner fails", async () => {
+/** Runs the oracle on one tampering task; returns its trial and the agent's oracle event. */
+async function tamperingTrial(
+  task: string,
+): Promise<{ trial: TrialRecord; oracleOutput: string }> {
   const docker = await requireDocker();
   await using home = await scratchDir("tamper");
   const result = await runVerdict([
@@ -13,35 +16,42 @@ Deno.test("tampering outside the workdir, after the agent stops, or with the tes
     "--agent",
     "oracle",
     "tests/fixtures/tampering",
+    "--task",
+    task,
     "--home",
     home.path,
     "--json",
   ]);
   assert.equal(result.code, 0, result.stderr);
   const results = JSON.parse(result.stdout) as Results;
-  const byTask = new Map(results.trials.map((trial) => [trial.task, trial]));
-
-  // Writes into the standard library are refused (the agent is not root), and a patch in the
-  // agent's user site-packages works in its own container but never reaches grading.
-  const stdlib = byTask.get("tamper-stdlib")!;
-  assert.deepEqual([stdlib.verdict, stdlib.bucket], ["fail", "agent_failure"]);
-  assert.match(stdlib.reason, /tests failed/);
+  assert.equal(results.trials.length, 1);
+  const [trial] = results.trials;
   const store = openStore(join(home.path, "verdict.db"));
-  const oracle = store.events.read(stdlib.session).find((event) => event.kind === "agent.oracle")!;
+  const oracle = store.events.read(trial.session).find((event) => event.kind === "agent.oracle");
   store.close();
-  assert.match(String(oracle.payload.stdout), /stdlib write refused/);
-  assert.match(String(oracle.payload.stdout), /in the agent container calc\.add\(2, 3\) = 5/);
-
-  // A process left behind to write the answer later is frozen before the seal.
-  const background = byTask.get("tamper-background")!;
-  assert.equal(background.verdict, "fail");
-  assert.equal(background.changed_paths, 0, "nothing written after the agent stopped");
-
-  // A package that subverts pytest makes the canary pass: tampering.
-  const pytest = byTask.get("tamper-pytest")!;
-  assert.equal(pytest.verdict, "fail");
-  assert.match(pytest.reason, /^tampering: the canary tests\/canary\.sh passed/);
-  assert.equal(pytest.success?.exit_code, 0, "the subverted tests themselves 'passed'");
-
   assert.deepEqual(await containersLabelled(docker, `verdict.run=${results.run.id}`), []);
+  return { trial, oracleOutput: String(oracle?.payload.stdout ?? "") };
+}
+
+Deno.test("tampering: a write into the standard library or a user site-package never reaches grading", async () => {
+  const { trial, oracleOutput } = await tamperingTrial("tamper-stdlib");
+  assert.deepEqual([trial.verdict, trial.bucket], ["fail", "agent_failure"]);
+  assert.match(trial.reason, /tests failed/);
+  // The agent is not root, so the standard library is refused; a patch in its user site-packages
+  // works in its own container, but grading starts from the task image.
+  assert.match(oracleOutput, /stdlib write refused/);
+  assert.match(oracleOutput, /in the agent container calc\.add\(2, 3\) = 5/);
+});
+
+Deno.test("tampering: a process left behind to write the answer later is stopped before the seal", async () => {
+  const { trial } = await tamperingTrial("tamper-background");
+  assert.equal(trial.verdict, "fail");
+  assert.equal(trial.changed_paths, 0, "nothing written after the agent stopped");
+});
+
+Deno.test("tampering: a package that subverts pytest makes the canary pass, and the trial fails", async () => {
+  const { trial } = await tamperingTrial("tamper-pytest");
+  assert.equal(trial.verdict, "fail");
+  assert.match(trial.reason, /^tampering: the canary tests\/canary\.sh passed/);
+  assert.equal(trial.success?.exit_code, 0, "the subverted tests themselves 'passed'");
 });

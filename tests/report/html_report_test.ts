@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { formatUsd, usd } from "../../src/core/money.ts";
 import { join } from "node:path";
 import type { Results } from "../../src/report/results.ts";
 import { requireDocker } from "../_docker.ts";
@@ -80,6 +81,13 @@ Deno.test("report.html opens from disk with no network and no console errors, an
     assert.equal(
       await text("#summary-rate"),
       `${((results.summary.pass_rate ?? 0) * 100).toFixed(1)}%`,
+    );
+    const costs = results.trials.map((trial) => trial.cost_usd);
+    assert.equal(
+      await text("#summary-cost"),
+      costs.includes(null)
+        ? "unknown"
+        : `$${formatUsd(costs.reduce((sum: bigint, cost) => sum + usd(cost!), 0n))}`,
     );
     assert.equal(await page.locator("#tasks tr[data-task]").count(), 3);
     assert.equal(

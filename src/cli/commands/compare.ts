@@ -5,7 +5,6 @@
  */
 import { ExitCode } from "../../core/errors.ts";
 import { readInputFile } from "../../core/input_file.ts";
-import { buildResults } from "../../report/results.ts";
 import { renderComparisonHtml } from "../../report/html.ts";
 import { comparisonText } from "../../report/stats_text.ts";
 import { readTrajectory } from "../../report/trajectory.ts";
@@ -82,6 +81,6 @@ function comparedRun(store: Store, run: RunRecord): ComparedRun {
     suite_digest: config.suite_digest,
     tasks: config.tasks,
     repeat: config.repeat,
-    trials: buildResults(store, run).trials,
+    trials: store.runs.trialVerdicts(run.id),
   };
 }
