@@ -1,11 +1,11 @@
 import assert from "node:assert/strict";
 import { InfrastructureError } from "../../src/core/errors.ts";
-import { stageTask } from "../../src/eval/staged_task.ts";
-import { grade, graderImageTar } from "../../src/grading/grade.ts";
+import { type StagedTask, stageTask } from "../../src/eval/staged_task.ts";
+import { type Grade, grade, graderImageTar } from "../../src/grading/grade.ts";
 import { ZERO_COUNTERS } from "../../src/grading/requirements.ts";
-import { AGENT_USER, startContainer } from "../../src/sandbox/container.ts";
+import { AGENT_USER, type Container, startContainer } from "../../src/sandbox/container.ts";
 import { DerivedImages } from "../../src/sandbox/derived_image.ts";
-import { sealEntries, storeSnapshot } from "../../src/sandbox/snapshot.ts";
+import { sealEntries, type Snapshot, storeSnapshot } from "../../src/sandbox/snapshot.ts";
 import type { TarEntry } from "../../src/sandbox/tar.ts";
 import { openStore } from "../../src/store/store.ts";
 import { loadTask } from "../../src/task/load_task.ts";
@@ -28,33 +28,57 @@ const AWKWARD: TarEntry[] = [
   { path: "dangling", type: "symlink", target: "/nowhere" },
 ];
 
+/**
+ * Grades the awkward end state of the trivial task (on `image`) in a grader started from
+ * `graderImage(staged)` with `workdir`, and hands the grader and the outcome to `inspect`.
+ */
+async function gradeAwkward(
+  image: string,
+  grader: { image: (staged: StagedTask) => Promise<string>; workdir: string },
+  inspect: (graded: Promise<Grade>, container: Container, final: Snapshot) => Promise<void>,
+): Promise<void> {
+  const docker = await requireDocker();
+  const loaded = await loadTask("tests/fixtures/bench/trivial");
+  const task = { ...loaded, manifest: { ...loaded.manifest, image } };
+  const staged = await stageTask(task);
+  const store = openStore(":memory:");
+  const final = sealEntries(AWKWARD);
+  storeSnapshot(store.blobs, final);
+  const container = await startContainer(docker, {
+    image: await grader.image(staged),
+    workdir: grader.workdir,
+    network: "none",
+    labels: LABELS,
+    user: AGENT_USER,
+  });
+  try {
+    const graded = grade({
+      task,
+      blobs: store.blobs,
+      initial: staged.initial,
+      final,
+      counters: ZERO_COUNTERS,
+      tests: staged.tests,
+      grader: container,
+    });
+    await inspect(graded, container, final);
+  } finally {
+    await container.remove();
+    store.close();
+  }
+}
+
 for (const image of ["verdict/busybox", "verdict/python:3.11"]) {
   Deno.test(`the grader gets exactly the sealed end state, modes and all (${image})`, async () => {
     const docker = await requireDocker();
-    const loaded = await loadTask("tests/fixtures/bench/trivial");
-    const task = { ...loaded, manifest: { ...loaded.manifest, image } };
-    const staged = await stageTask(task);
-    const store = openStore(":memory:");
-    const final = sealEntries(AWKWARD);
-    storeSnapshot(store.blobs, final);
-    const graderImage = await new DerivedImages(docker, LABELS).imageFor(image, staged.graderTar);
-    const grader = await startContainer(docker, {
-      image: graderImage,
-      workdir: "/workspace",
-      network: "none",
-      labels: LABELS,
-      user: AGENT_USER,
-    });
-    try {
-      const graded = await grade({
-        task,
-        blobs: store.blobs,
-        initial: staged.initial,
-        final,
-        counters: ZERO_COUNTERS,
-        tests: staged.tests,
-        grader,
-      });
+    const derived = new DerivedImages(docker, LABELS);
+    const graderImage = (staged: StagedTask) => derived.imageFor(image, staged.graderTar);
+    await gradeAwkward(image, { image: graderImage, workdir: "/workspace" }, async (
+      grading,
+      grader,
+      final,
+    ) => {
+      const graded = await grading;
       assert.equal(graded.verdict, "pass", graded.reason);
       assert.equal(graded.success?.output, "", "the staging leaves nothing in the script's output");
       const sealed = sealEntries(await grader.copyOut("/workspace"), "workspace");
@@ -67,49 +91,22 @@ for (const image of ["verdict/busybox", "verdict/python:3.11"]) {
         timeoutMs: 10_000,
       });
       assert.notEqual(tamper.exitCode, 0, "the success script's user cannot edit the tests");
-    } finally {
-      await grader.remove();
-      store.close();
-    }
+    });
   });
 }
 
 Deno.test("a grader that cannot unpack the workspace is an infrastructure error, never a verdict", async () => {
-  const docker = await requireDocker();
-  const task = await loadTask("tests/fixtures/bench/trivial");
-  const staged = await stageTask(task);
-  const store = openStore(":memory:");
-  const final = sealEntries(AWKWARD);
-  storeSnapshot(store.blobs, final);
-  // A workdir the agent's user may not write to.
-  const grader = await startContainer(docker, {
-    image: "verdict/busybox",
-    workdir: "/usr",
-    network: "none",
-    labels: LABELS,
-    user: AGENT_USER,
-  });
-  try {
+  // The plain image, with a workdir the agent's user may not write to.
+  const plain = { image: () => Promise.resolve("verdict/busybox"), workdir: "/usr" };
+  await gradeAwkward("verdict/busybox", plain, async (grading) => {
     await assert.rejects(
-      () =>
-        grade({
-          task,
-          blobs: store.blobs,
-          initial: staged.initial,
-          final,
-          counters: ZERO_COUNTERS,
-          tests: staged.tests,
-          grader,
-        }),
+      () => grading,
       (error: Error) =>
         error instanceof InfrastructureError &&
         /could not stage the sealed workspace in the grading container: .*(Permission denied|can't)/i
           .test(error.message),
     );
-  } finally {
-    await grader.remove();
-    store.close();
-  }
+  });
 });
 
 Deno.test("the grader's image holds the tests owned by root and an empty workdir owned by the agent", () => {
