@@ -17,6 +17,7 @@ import { deriveId } from "../core/ids.ts";
 import { costOf, formatUsd, usd } from "../core/money.ts";
 import { type RunCounters, ZERO_COUNTERS } from "../grading/requirements.ts";
 import { RequestFingerprinter } from "../model/fingerprint.ts";
+import type { CrashPoint } from "../model/model_spec.ts";
 import {
   type Message,
   type Model,
@@ -35,9 +36,6 @@ import type { AnyTool, ToolContext, ToolResult } from "../tools/tool.ts";
 import type { Agent, AgentContext, AgentOutcome, StopReason } from "./agent.ts";
 import { fitContext } from "./context.ts";
 import { systemPrompt } from "./system_prompt.ts";
-
-/** Points in a step where a crash can be injected (`scripted:crash=POINT@STEP`). */
-export type CrashPoint = "before-model" | "after-response" | "mid-tool" | "after-result";
 
 /** A tool's result as the loop records it: possibly answered from the record. */
 export type RecordedResult = ToolResult & {

@@ -17,6 +17,7 @@ import type { RunCounters } from "../grading/requirements.ts";
 import type { TrialRecord } from "../report/results.ts";
 import { AGENT_USER, type Container, startContainer } from "../sandbox/container.ts";
 import type { Docker } from "../sandbox/docker.ts";
+import type { CrashPoint } from "../model/model_spec.ts";
 import type { DerivedImages } from "../sandbox/derived_image.ts";
 import {
   diffSnapshots,
@@ -45,7 +46,7 @@ export interface TrialPlan {
 }
 
 /** A named point where a crash can be injected; `grading` is the trial's own. */
-export type CrashHook = (point: string, step: number, resumed: boolean) => Promise<void>;
+export type CrashHook = (point: CrashPoint, step: number, resumed: boolean) => Promise<void>;
 
 /** What a trial needs from its run. */
 export interface TrialDeps {

@@ -8,20 +8,23 @@ import { UsageError } from "../core/errors.ts";
 
 /** Where the scripted model's crash knob stops the process: a point, at a step. */
 export interface CrashKnob {
-  /** `before-model`, `after-response`, `mid-tool`, `after-result` or `grading`. */
-  point: string;
+  /** Where the process dies. */
+  point: CrashPoint;
   /** The step (ignored for `grading`). */
   step: number;
 }
 
-/** The points a crash knob may name. */
-export const CRASH_POINTS: readonly string[] = [
+/** The points a crash knob may name: four in each step of the loop, and grading. */
+export const CRASH_POINTS = [
   "before-model",
   "after-response",
   "mid-tool",
   "after-result",
   "grading",
-];
+] as const;
+
+/** One of {@linkcode CRASH_POINTS}. */
+export type CrashPoint = typeof CRASH_POINTS[number];
 
 /** A parsed model spec. */
 export type ModelSpec =
@@ -86,7 +89,7 @@ function parseScripted(knobs: string, text: string): ModelSpec {
     } else if (name === "crash") {
       const match = /^([a-z-]+)(?:@(\d+))?$/.exec(value ?? "");
       if (
-        !match || !CRASH_POINTS.includes(match[1]) ||
+        !match || !isCrashPoint(match[1]) ||
         (match[1] !== "grading" && match[2] === undefined)
       ) {
         throw new UsageError(
@@ -136,4 +139,8 @@ export function formatModelSpec(spec: ModelSpec): string {
     case "replay":
       return `replay:${spec.source}`;
   }
+}
+
+function isCrashPoint(name: string): name is CrashPoint {
+  return (CRASH_POINTS as readonly string[]).includes(name);
 }
