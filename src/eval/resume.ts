@@ -15,7 +15,12 @@ import { oracleAgent } from "../agent/oracle.ts";
 import { UsageError } from "../core/errors.ts";
 import { VERSION } from "../core/version.ts";
 import { writeRunReports } from "../report/run_reports.ts";
-import { AGENT_USER, Container, findLabelled } from "../sandbox/container.ts";
+import {
+  AGENT_USER,
+  Container,
+  findLabelled,
+  type LabelledContainer,
+} from "../sandbox/container.ts";
 import type { StoredEvent } from "../store/event_log.ts";
 import type { RunRecord } from "../store/run_table.ts";
 import type { Store } from "../store/store.ts";
@@ -139,10 +144,26 @@ export async function resumeRun(
       }));
     store.runs.setStatus(run.id, "running");
     deps.progress.runStarted(store.runs.get(run.id)!, plans.length, []);
+    // What the dead process left, in one inventory: containers by session; image builders
+    // (no session) are of no use and go at once.
+    const leftovers = await findLabelled(deps.docker, [`verdict.run=${run.id}`], [
+      "verdict.session",
+      "verdict.role",
+    ]);
+    await removeContainers(
+      deps,
+      leftovers.filter((container) => container.labels["verdict.session"] === ""),
+    );
     const resumeFor = async (plan: TrialPlan): Promise<ResumePoint | undefined> => {
       const events = store.events.read(plan.session);
-      if (events.length === 0) return undefined; // never started: run it from the beginning
-      return await resumePoint(plan, events, deps, setup, agent);
+      const left = leftovers.filter((container) =>
+        container.labels["verdict.session"] === plan.session
+      );
+      if (events.length === 0) {
+        await removeContainers(deps, left);
+        return undefined; // never started: run it from the beginning
+      }
+      return await resumePoint(plan, events, deps, setup, agent, left);
     };
     const interrupted = await runPool(
       plans,
@@ -181,6 +202,7 @@ async function resumePoint(
   deps: ResumeDeps,
   setup: LoopSetup | undefined,
   agent: Agent,
+  leftovers: LabelledContainer[],
 ): Promise<ResumePoint> {
   const last = (kind: string) => events.findLast((event) => event.kind === kind);
   const stopped = last("agent.stopped");
@@ -189,30 +211,19 @@ async function resumePoint(
   const snapshot = agentEvents(events).findLast((event) => event.kind === "workspace.snapshot");
   const restoreRoot =
     (snapshot?.payload.root ?? staged?.payload.root ?? plan.staged.initial.root) as string;
-  // A grader left by the dead process is never reused: grading always gets a fresh container.
-  for (
-    const grader of await findLabelled(deps.docker, [
-      `verdict.session=${plan.session}`,
-      "verdict.role=grader",
-    ])
-  ) {
-    await deps.docker.run(["rm", "--force", grader.id]);
-  }
+  const role = (name: string) =>
+    leftovers.filter((container) => container.labels["verdict.role"] === name);
   // The trial was interrupted and is resumed, whichever phase it was in.
   const outcome = stopped ? outcomeFromPayload(stopped.payload) : undefined;
   if (outcome) outcome.counters = { ...outcome.counters, resumed: true };
+  // A grader left by the dead process is never reused: grading always gets a fresh container.
+  // Once the end state is sealed, the agent's container has no use either.
+  const sealedAlready = outcome !== undefined && sealed !== undefined;
+  await removeContainers(deps, [...role("grader"), ...(sealedAlready ? role("agent") : [])]);
   if (outcome && sealed) {
-    for (
-      const agent of await findLabelled(deps.docker, [
-        `verdict.session=${plan.session}`,
-        "verdict.role=agent",
-      ])
-    ) {
-      await deps.docker.run(["rm", "--force", agent.id]); // sealed already: its container has no use
-    }
     return { phase: "grade", outcome, endRoot: sealed.payload.root as string };
   }
-  const container = await survivingAgentContainer(plan, deps, stopped === undefined);
+  const container = await survivingAgentContainer(plan, deps, role("agent"), !stopped);
   if (outcome) return { phase: "seal", outcome, container, restoreRoot };
   if (setup === undefined) {
     // The oracle and nop agents have no record to follow: they start over on the staged workspace.
@@ -240,22 +251,17 @@ async function resumePoint(
   };
 }
 
-/** The trial's agent container, if it survived: reused as it is. */
+/** The trial's agent container, if it survived: reused as it is; the others are removed. */
 async function survivingAgentContainer(
   plan: TrialPlan,
   deps: ResumeDeps,
+  found: LabelledContainer[],
   running: boolean,
 ): Promise<Container | null> {
-  const found = await findLabelled(deps.docker, [
-    `verdict.session=${plan.session}`,
-    "verdict.role=agent",
-  ]);
   // Running: the agent was still at work. Exited: killed for its seal, which it still holds.
   const usable = running ? ["running"] : ["running", "exited"];
   const alive = found.find((container) => usable.includes(container.state));
-  for (const dead of found.filter((container) => container !== alive)) {
-    await deps.docker.run(["rm", "--force", dead.id]);
-  }
+  await removeContainers(deps, found.filter((container) => container !== alive));
   if (alive === undefined) return null;
   const manifest = plan.staged.task.manifest;
   const container = new Container(deps.docker, alive.id, {
@@ -266,4 +272,12 @@ async function survivingAgentContainer(
     user: AGENT_USER,
   });
   return container;
+}
+
+async function removeContainers(
+  deps: ResumeDeps,
+  containers: readonly LabelledContainer[],
+): Promise<void> {
+  if (containers.length === 0) return;
+  await deps.docker.run(["rm", "--force", "--volumes", ...containers.map(({ id }) => id)]);
 }

@@ -349,30 +349,43 @@ export async function removeLabelled(docker: Docker, label: string): Promise<num
   return ids.length;
 }
 
+/** A container found by its labels. */
+export interface LabelledContainer {
+  /** Its id. */
+  id: string;
+  /** `running`, `paused`, `exited`, `created`... */
+  state: string;
+  /** The values of the labels asked for (`""` where it has none). */
+  labels: Record<string, string>;
+}
+
 /**
- * Containers carrying every one of the labels, with their state (`running`, `paused`, `exited`...).
+ * Containers carrying every one of the `filters` labels, with their state and the values of the
+ * labels named in `keys`: one `docker ps` for any number of containers.
  *
  * @example
  * ```ts
  * import { Docker } from "./docker.ts";
  * import { findLabelled } from "./container.ts";
- * console.log(await findLabelled(new Docker({ PATH: "/usr/bin:/bin" }), ["verdict.session=abc"]));
+ * const docker = new Docker({ PATH: "/usr/bin:/bin" });
+ * console.log(await findLabelled(docker, ["verdict.run=abc"], ["verdict.session"]));
  * ```
  */
 export async function findLabelled(
   docker: Docker,
-  labels: readonly string[],
-): Promise<{ id: string; state: string }[]> {
+  filters: readonly string[],
+  keys: readonly string[] = [],
+): Promise<LabelledContainer[]> {
   const text = await docker.text([
     "ps",
     "--all",
-    ...labels.flatMap((label) => ["--filter", `label=${label}`]),
+    ...filters.flatMap((label) => ["--filter", `label=${label}`]),
     "--format",
-    "{{.ID}} {{.State}}",
+    ["{{.ID}}", "{{.State}}", ...keys.map((key) => `{{.Label ${JSON.stringify(key)}}}`)].join("\t"),
   ]);
   return text.split("\n").filter((line) => line !== "").map((line) => {
-    const [id, state] = line.split(" ");
-    return { id, state };
+    const [id, state, ...values] = line.split("\t");
+    return { id, state, labels: Object.fromEntries(keys.map((key, i) => [key, values[i] ?? ""])) };
   });
 }
 
