@@ -27,7 +27,7 @@ import {
   snapshotTarEntries,
   storeSnapshot,
 } from "../sandbox/snapshot.ts";
-import { packTar } from "../sandbox/tar.ts";
+import { NonUtf8NameError, packTar } from "../sandbox/tar.ts";
 import type { NewEvent } from "../store/event_log.ts";
 import { chainedSummary, VERDICT_EVENT } from "../store/run_table.ts";
 import type { Store } from "../store/store.ts";
@@ -196,7 +196,10 @@ export async function runTrial(
       agentContainer = await start(
         "agent",
         AGENT_USER,
-        deps.images.imageFor(manifest.image, plan.staged.tar, deps.signal),
+        deps.images.imageFor(manifest.image, plan.staged.tar, {
+          emptyFolder: manifest.workdir,
+          signal: deps.signal,
+        }),
       );
     } else {
       if (resume.phase !== "grade" && resume.container) adopt(resume.container);
@@ -218,7 +221,10 @@ export async function runTrial(
     const graderStarting = start(
       "grader",
       AGENT_USER,
-      deps.images.imageFor(manifest.image, plan.staged.graderTar, deps.signal),
+      deps.images.imageFor(manifest.image, plan.staged.graderTar, {
+        emptyFolder: manifest.workdir,
+        signal: deps.signal,
+      }),
     );
 
     if (resume === undefined) {
@@ -285,6 +291,8 @@ export async function runTrial(
       throw new TrialInterrupted();
     }
     const infrastructure = error instanceof InfrastructureError;
+    // What the agent left cannot be sealed: its doing, so its failure.
+    const unsealable = error instanceof NonUtf8NameError;
     const reason = error instanceof VerdictError || error instanceof Error
       ? error.message
       : String(error);
@@ -293,8 +301,12 @@ export async function runTrial(
       outcome,
       {
         verdict: "fail",
-        bucket: infrastructure ? "infrastructure_error" : "evaluator_error",
-        reason: infrastructure ? reason : `the harness failed: ${reason}`,
+        bucket: infrastructure
+          ? "infrastructure_error"
+          : unsealable
+          ? "agent_failure"
+          : "evaluator_error",
+        reason: infrastructure || unsealable ? reason : `the harness failed: ${reason}`,
         checks: [],
         requirements: [],
         success: null,

@@ -12,12 +12,25 @@ import { InfrastructureError } from "../core/errors.ts";
 import { sha256Hex } from "../core/hash.ts";
 import { missingImageMessage } from "./container.ts";
 import { type Docker, firstLine } from "./docker.ts";
+import { parseTar } from "./tar.ts";
 
 /** The repository every derived image is tagged in. */
 export const DERIVED_REPOSITORY = "verdict-derived";
 
 /** The label every derived image carries (its value is the tar's sha256); `docker image rm` by it. */
 export const DERIVED_LABEL = "verdict.derived";
+
+/** Options of {@linkcode DerivedImages.imageFor}. */
+export interface DerivedImageOptions {
+  /**
+   * A folder that must be absent or empty in the base image: the workdir the tar's files land in.
+   * Files the image already has there would mix with the workspace (and, owned by root, would stop
+   * the grader from unpacking over them), so such an image is refused when the image is built.
+   */
+  emptyFolder?: string;
+  /** Stops the build. */
+  signal?: AbortSignal;
+}
 
 /**
  * Makes and remembers derived images for one process.
@@ -55,15 +68,16 @@ export class DerivedImages {
    * The image `base` with `tar` unpacked at `/`.
    * Concurrent callers for the same pair share one build.
    *
-   * @throws {InfrastructureError} when the base image is missing or the engine refuses.
+   * @throws {InfrastructureError} when the base image is missing, has files in `emptyFolder`, or
+   * the engine refuses.
    */
-  imageFor(base: string, tar: Uint8Array, signal?: AbortSignal): Promise<string> {
+  imageFor(base: string, tar: Uint8Array, options: DerivedImageOptions = {}): Promise<string> {
     let tarHash = this.#tarHashes.get(tar);
     if (tarHash === undefined) this.#tarHashes.set(tar, tarHash = sha256Hex(tar));
     const key = `${base}\n${tarHash}`;
     let image = this.#images.get(key);
     if (image === undefined) {
-      image = this.#ensure(base, tar, tarHash, signal);
+      image = this.#ensure(base, tar, tarHash, options);
       this.#images.set(key, image);
       image.catch(() => this.#images.delete(key));
     }
@@ -74,7 +88,7 @@ export class DerivedImages {
     base: string,
     tar: Uint8Array,
     tarHash: string,
-    signal?: AbortSignal,
+    { emptyFolder, signal }: DerivedImageOptions,
   ): Promise<string> {
     const docker = this.#docker;
     const inspected = await docker.run(["image", "inspect", "--format", "{{.Id}}", base], {
@@ -94,6 +108,7 @@ export class DerivedImages {
       signal,
     });
     try {
+      if (emptyFolder !== undefined) await requireEmpty(docker, id, base, emptyFolder, signal);
       const copied = await docker.run(["cp", "-", `${id}:/`], { stdin: tar, signal });
       if (copied.code !== 0) {
         throw new InfrastructureError(
@@ -109,4 +124,30 @@ export class DerivedImages {
     }
     return tag;
   }
+}
+
+async function requireEmpty(
+  docker: Docker,
+  container: string,
+  base: string,
+  folder: string,
+  signal?: AbortSignal,
+): Promise<void> {
+  const copied = await docker.run(["cp", `${container}:${folder}`, "-"], { signal });
+  if (copied.code !== 0) {
+    if (/Could not find the file|no such file/i.test(copied.stderr)) return;
+    throw new InfrastructureError(
+      `could not look into ${folder} of ${base}: ${firstLine(copied.stderr)}`,
+    );
+  }
+  const inside = parseTar(copied.stdout).map((entry) => entry.path).filter((path) =>
+    path.includes("/")
+  );
+  if (inside.length === 0) return;
+  throw new InfrastructureError(
+    `image ${base} already has files in ${folder} (${inside.slice(0, 3).join(", ")}${
+      inside.length > 3 ? ", ..." : ""
+    }): the task's workspace is staged into an empty ${folder}, for the agent and for grading; ` +
+      `build the image without them, or give the task another workdir`,
+  );
 }

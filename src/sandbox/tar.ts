@@ -9,6 +9,30 @@
 const BLOCK = 512;
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
+const strictDecoder = new TextDecoder("utf-8", { fatal: true });
+
+/**
+ * A tar entry whose name or link target is not valid UTF-8. Seals name files as text, so such a
+ * workspace cannot be sealed faithfully (two such names could even read the same).
+ *
+ * @example
+ * ```ts
+ * import { NonUtf8NameError } from "./tar.ts";
+ * console.assert(new NonUtf8NameError(new Uint8Array([0x61, 0xff])).message.includes("a\\xff"));
+ * ```
+ */
+export class NonUtf8NameError extends Error {
+  /** Names the offending bytes, the unprintable ones as `\xNN`. */
+  constructor(bytes: Uint8Array) {
+    const shown = [...bytes].map((byte) =>
+      byte >= 0x20 && byte < 0x7f ? String.fromCharCode(byte) : `\\x${byte.toString(16)}`
+    ).join("");
+    super(
+      `the workspace holds a file name that is not valid UTF-8 ('${shown}'), which cannot be sealed`,
+    );
+    this.name = "NonUtf8NameError";
+  }
+}
 
 /** One entry read from, or written to, a tar stream. */
 export type TarEntry =
@@ -222,7 +246,15 @@ function readNumber(block: Uint8Array, offset: number, length: number): number {
 function readCString(bytes: Uint8Array, offset: number, length: number): string {
   const slice = bytes.subarray(offset, offset + length);
   const end = slice.indexOf(0);
-  return decoder.decode(end === -1 ? slice : slice.subarray(0, end));
+  return nameText(end === -1 ? slice : slice.subarray(0, end));
+}
+
+function nameText(bytes: Uint8Array): string {
+  try {
+    return strictDecoder.decode(bytes);
+  } catch {
+    throw new NonUtf8NameError(bytes);
+  }
 }
 
 function paxRecords(values: Record<string, string>): string {
@@ -247,9 +279,14 @@ function parsePax(data: Uint8Array): Record<string, string> {
     if (space === -1) break;
     const length = parseInt(decoder.decode(data.subarray(offset, space)), 10);
     if (!(length > 0)) break;
-    const record = decoder.decode(data.subarray(space + 1, offset + length - 1));
-    const equals = record.indexOf("=");
-    if (equals > 0) values[record.slice(0, equals)] = record.slice(equals + 1);
+    const record = data.subarray(space + 1, offset + length - 1);
+    const equals = record.indexOf(0x3d);
+    if (equals > 0) {
+      const key = decoder.decode(record.subarray(0, equals));
+      const value = record.subarray(equals + 1);
+      // Names must be exact; other records (extended attributes among them) may hold any bytes.
+      values[key] = key === "path" || key === "linkpath" ? nameText(value) : decoder.decode(value);
+    }
     offset += length;
   }
   return values;

@@ -55,3 +55,9 @@ Deno.test("tampering: a package that subverts pytest makes the canary pass, and 
   assert.match(trial.reason, /^tampering: the canary tests\/canary\.sh passed/);
   assert.equal(trial.success?.exit_code, 0, "the subverted tests themselves 'passed'");
 });
+
+Deno.test("tampering: file names that are not UTF-8 cannot be sealed, and the trial fails as the agent's", async () => {
+  const { trial } = await tamperingTrial("tamper-names");
+  assert.deepEqual([trial.verdict, trial.bucket], ["fail", "agent_failure"]);
+  assert.match(trial.reason, /file name that is not valid UTF-8 \('workspace\/odd\\xf[ef]'\)/);
+});

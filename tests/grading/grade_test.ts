@@ -8,6 +8,7 @@ import { DerivedImages } from "../../src/sandbox/derived_image.ts";
 import { sealEntries, type Snapshot, storeSnapshot } from "../../src/sandbox/snapshot.ts";
 import type { TarEntry } from "../../src/sandbox/tar.ts";
 import { openStore } from "../../src/store/store.ts";
+import type { TreeEntry } from "../../src/task/file_tree.ts";
 import { loadTask } from "../../src/task/load_task.ts";
 import { requireDocker } from "../_docker.ts";
 
@@ -26,6 +27,27 @@ const AWKWARD: TarEntry[] = [
   { path: "empty", type: "dir", mode: 0o750 },
   { path: "link", type: "symlink", target: "answer.txt" },
   { path: "dangling", type: "symlink", target: "/nowhere" },
+  { path: "odd", type: "dir", mode: 0o755 },
+  { path: "odd/-rf", type: "file", mode: 0o4700, data: bytes("dash") },
+  { path: "odd/it's $(touch PWNED) `x`", type: "file", mode: 0o2644, data: bytes("quote") },
+  { path: "odd/line\nbreak:1:", type: "file", mode: 0o644, data: bytes("newline") },
+  // Past ustar's 100 bytes: a PAX header.
+  ...Array.from({ length: 12 }, (_, depth): TarEntry => ({
+    path: Array(depth + 1).fill("long-folder").join("/"),
+    type: "dir",
+    mode: 0o755,
+  })),
+  { path: `${"long-folder/".repeat(12)}file.txt`, type: "file", mode: 0o640, data: bytes("pax") },
+];
+
+/** A success script that shows the umask it runs under, then checks the answer. */
+const TESTS: TreeEntry[] = [
+  {
+    path: "test.sh",
+    type: "file",
+    mode: 0o777,
+    data: bytes("#!/bin/sh\numask\ngrep -qx yes answer.txt\n"),
+  },
 ];
 
 /**
@@ -40,7 +62,11 @@ async function gradeAwkward(
   const docker = await requireDocker();
   const loaded = await loadTask("tests/fixtures/bench/trivial");
   const task = { ...loaded, manifest: { ...loaded.manifest, image } };
-  const staged = await stageTask(task);
+  const staged = {
+    ...await stageTask(task),
+    tests: TESTS,
+    graderTar: graderImageTar("/workspace", TESTS),
+  };
   const store = openStore(":memory:");
   const final = sealEntries(AWKWARD);
   storeSnapshot(store.blobs, final);
@@ -80,13 +106,23 @@ for (const image of ["verdict/busybox", "verdict/python:3.11"]) {
     ) => {
       const graded = await grading;
       assert.equal(graded.verdict, "pass", graded.reason);
-      assert.equal(graded.success?.output, "", "the staging leaves nothing in the script's output");
+      assert.equal(
+        graded.success?.output,
+        "0022\n",
+        "the script gets the image's umask, and nothing of the staging in its output",
+      );
       const sealed = sealEntries(await grader.copyOut("/workspace"), "workspace");
       assert.deepEqual(sealed.entries, final.entries);
-      const owners = await grader.exec("stat -c '%u %n' . locked/inner/deep.txt /verdict/tests", {
-        timeoutMs: 10_000,
-      });
-      assert.equal(owners.stdout, "1000 .\n1000 locked/inner/deep.txt\n0 /verdict/tests\n");
+      const owners = await grader.exec(
+        "stat -c '%u %a %n' . locked/inner/deep.txt /verdict/tests /verdict/tests/test.sh; ls /",
+        { timeoutMs: 10_000 },
+      );
+      assert.match(
+        owners.stdout,
+        /^1000 755 \.\n1000 400 locked\/inner\/deep\.txt\n0 755 \/verdict\/tests\n0 755 \/verdict\/tests\/test\.sh\n/,
+        "workspace files are the agent's; the tests are root's and writable by no one else",
+      );
+      assert.doesNotMatch(owners.stdout, /PWNED/);
       const tamper = await grader.exec("echo exit 0 > /verdict/tests/test.sh", {
         timeoutMs: 10_000,
       });

@@ -118,3 +118,40 @@ Deno.test("a workspace image of a missing base image names the image and the bui
       ),
   );
 });
+
+Deno.test("a base image with files already in the workdir is refused, naming them", async () => {
+  const docker = await requireDocker();
+  const base = "verdict-test/full-workdir:1";
+  const id = await docker.text([
+    "create",
+    "--label",
+    "verdict.test=derived_image_test",
+    "verdict/busybox",
+  ]);
+  try {
+    const inWorkdir = packTar([
+      { path: "workspace", type: "dir", mode: 0o755 },
+      { path: "workspace/vendored.py", type: "file", mode: 0o644, data: text("x = 1\n") },
+    ]);
+    const copied = await docker.run(["cp", "-", `${id}:/`], { stdin: inWorkdir });
+    assert.equal(copied.code, 0, copied.stderr);
+    await docker.text(["commit", id, base]);
+    const { tar } = uniqueWorkspace();
+    await assert.rejects(
+      () => new DerivedImages(docker, LABELS).imageFor(base, tar, { emptyFolder: "/workspace" }),
+      (error: Error) =>
+        error instanceof InfrastructureError &&
+        /image verdict-test\/full-workdir:1 already has files in \/workspace \(workspace\/vendored\.py\)/
+          .test(error.message),
+    );
+    assert.match(
+      await new DerivedImages(docker, LABELS).imageFor(base, tar),
+      /^verdict-derived:/,
+      "without the requirement the same image builds",
+    );
+    await removeImages(tar);
+  } finally {
+    await docker.run(["rm", "--force", id]);
+    await docker.run(["image", "rm", "--force", base]);
+  }
+});

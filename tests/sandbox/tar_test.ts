@@ -1,5 +1,11 @@
 import assert from "node:assert/strict";
-import { packOwnedTar, packTar, parseTar, type TarEntry } from "../../src/sandbox/tar.ts";
+import {
+  NonUtf8NameError,
+  packOwnedTar,
+  packTar,
+  parseTar,
+  type TarEntry,
+} from "../../src/sandbox/tar.ts";
 import { requireDocker } from "../_docker.ts";
 
 const bytes = (text: string) => new TextEncoder().encode(text);
@@ -52,12 +58,58 @@ Deno.test("parsing refuses a corrupted header and resolves hard links", () => {
   // A hard link (typeflag 1) to "a", written by hand.
   const link = packTar([{ path: "b", type: "symlink", target: "a" }]).slice(0, 512);
   link[156] = "1".charCodeAt(0);
-  link.fill(0x20, 148, 156);
-  const sum = link.reduce((total, byte) => total + byte, 0);
-  link.set(bytes(sum.toString(8).padStart(6, "0") + "\0 "), 148);
+  fixChecksum(link);
   const joined = new Uint8Array(tar.length - 1024 + 512 + 1024);
   joined.set(tar.subarray(0, tar.length - 1024));
   joined.set(link, tar.length - 1024);
   const parsed = parseTar(joined);
   assert.deepEqual(parsed[1], { path: "b", type: "file", mode: 0o644, data: bytes("abc") });
+});
+
+/** Rewrites a header's checksum after its bytes were edited by hand. */
+function fixChecksum(header: Uint8Array): void {
+  header.fill(0x20, 148, 156);
+  const sum = header.reduce((total, byte) => total + byte, 0);
+  header.set(bytes(sum.toString(8).padStart(6, "0") + "\0 "), 148);
+}
+
+Deno.test("a name that is not UTF-8 is refused, naming its bytes; other PAX records may hold any", () => {
+  const tar = packTar([{ path: "odd_", type: "file", mode: 0o644, data: bytes("x") }]);
+  const odd = tar.slice();
+  odd[3] = 0xff;
+  fixChecksum(odd.subarray(0, 512));
+  assert.throws(
+    () => parseTar(odd),
+    (error: Error) => error instanceof NonUtf8NameError && /'odd\\xff'/.test(error.message),
+  );
+
+  // A PAX header with a binary extended attribute, then the file it describes.
+  const record = (key: string, value: Uint8Array) => {
+    const body = [...bytes(` ${key}=`), ...value, 0x0a];
+    let length = body.length + 1;
+    while (String(length).length + body.length !== length) {
+      length = String(length).length + body.length;
+    }
+    return new Uint8Array([...bytes(String(length)), ...body]);
+  };
+  const pax = record("SCHILY.xattr.user.blob", new Uint8Array([0xff, 0xfe, 0x00]));
+  const paxHeader = packTar([{ path: "PaxHeader", type: "file", mode: 0o644, data: pax }]);
+  paxHeader[156] = "x".charCodeAt(0);
+  fixChecksum(paxHeader.subarray(0, 512));
+  const joined = new Uint8Array(paxHeader.length - 1024 + tar.length);
+  joined.set(paxHeader.subarray(0, paxHeader.length - 1024));
+  joined.set(tar, paxHeader.length - 1024);
+  assert.deepEqual(parseTar(joined), [{
+    path: "odd_",
+    type: "file",
+    mode: 0o644,
+    data: bytes("x"),
+  }]);
+
+  const badPath = record("path", new Uint8Array([0x61, 0xc3]));
+  const pathHeader = packTar([{ path: "PaxHeader", type: "file", mode: 0o644, data: badPath }]);
+  pathHeader[156] = "x".charCodeAt(0);
+  fixChecksum(pathHeader.subarray(0, 512));
+  joined.set(pathHeader.subarray(0, pathHeader.length - 1024));
+  assert.throws(() => parseTar(joined), NonUtf8NameError);
 });
