@@ -203,7 +203,7 @@ Deno.test("a slow model past the task's deadline ends the trial as a timeout", a
   const [trial] = (JSON.parse(result.stdout) as Results).trials;
   assert.deepEqual([trial.stop_reason, trial.verdict], ["timeout", "fail"]);
   assert.ok(
-    performance.now() - started < 15_000,
+    performance.now() - started < 18_000,
     "aborted at the 2 s deadline, not after the 20 s reply",
   );
 });
