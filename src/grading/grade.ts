@@ -12,7 +12,7 @@ import { shellQuote } from "../core/shell_quote.ts";
 import { AGENT_USER, type Container } from "../sandbox/container.ts";
 import { firstLine } from "../sandbox/docker.ts";
 import { type Snapshot, snapshotTarEntries } from "../sandbox/snapshot.ts";
-import { packOwnedTar, packTar, type TarEntry } from "../sandbox/tar.ts";
+import { packOwnedTar, packTar } from "../sandbox/tar.ts";
 import type { BlobStore } from "../store/blob_store.ts";
 import type { TreeEntry } from "../task/file_tree.ts";
 import type { Task } from "../task/task.ts";
@@ -117,12 +117,13 @@ export async function grade(input: GradeInput): Promise<Grade> {
   }
 
   const timeoutMs = task.manifest.success.timeout_s * 1000;
+  const staging = await stage(input.grader, blobs, input.final, task.manifest.workdir);
   const success = await runScript(
     input.grader,
     task.manifest.success.script,
     timeoutMs,
     input.signal,
-    stagingOf(blobs, input.final),
+    staging,
   );
   const canary = canaryName
     ? await runScript(input.grader, canaryName, timeoutMs, input.signal)
@@ -205,7 +206,7 @@ function posixParent(path: string): string {
   return path.slice(0, path.lastIndexOf("/"));
 }
 
-/** How the sealed workspace reaches the grader: a tar for stdin and the commands that unpack it. */
+/** How the sealed workspace reaches the grader in the script's own exec: a tar for its stdin. */
 interface Staging {
   tar: Uint8Array;
   script: string;
@@ -218,47 +219,41 @@ interface Staging {
 const STAGING_BASE_MS = 10_000;
 const STAGING_BYTES_PER_MS = 10_000;
 
-// The system's folders only: the workspace may hold a `chmod` of the agent's making.
-const STAGING_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
-
 // Printed once the workspace is unpacked, before the success script starts: its absence means
 // staging failed, whatever the exit code.
 const STAGED_MARK = "verdict: sealed workspace staged";
 
+// The unpacking, in a subshell so that the script keeps the image's umask.
+const UNPACK = `set -e\n(umask 0 && tar -x -f -)\necho '${STAGED_MARK}'`;
+
 /**
- * The sealed workspace as a tar unpacked in the workdir by the grader's own `tar`, running as the
- * agent's user (so the files are the agent's, as in its container) in the same `docker exec` as
- * the success script. An unprivileged `tar` applies the umask (0 in a subshell, so the script still
- * gets the image's), drops set-id and sticky bits, and busybox's cannot fill a folder it has
- * already made read-only: such folders are packed writable and every such mode is set by `chmod`
- * afterwards, deepest first.
+ * Brings the sealed workspace into the grader. Usually it is unpacked by the grader's own `tar`,
+ * running as the agent's user (so the files are the agent's, as in its container) in the same
+ * `docker exec` as the success script: the staging returned. An unprivileged `tar` cannot give a
+ * file a set-id or sticky bit, and busybox's cannot fill a folder it has already made read-only;
+ * an end state with such modes is copied in by the engine first (`docker cp`, one operation more),
+ * and nothing is returned.
  */
-function stagingOf(blobs: BlobStore, final: Snapshot): Staging {
-  const entries: TarEntry[] = [];
-  const fixes: string[] = [];
-  for (const entry of snapshotTarEntries(blobs, final, ".").slice(1)) {
-    if (entry.type !== "dir" && entry.type !== "file") {
-      entries.push(entry);
-      continue;
-    }
-    const blocked = entry.type === "dir" && (entry.mode & 0o700) !== 0o700;
-    if (blocked || (entry.mode & 0o7000) !== 0) {
-      fixes.push(`chmod ${entry.mode.toString(8)} ${shellQuote(entry.path)}`);
-    }
-    entries.push(blocked ? { ...entry, mode: entry.mode | 0o700 } : entry);
+async function stage(
+  grader: Container,
+  blobs: BlobStore,
+  final: Snapshot,
+  workdir: string,
+): Promise<Staging | undefined> {
+  const unpackable = final.entries.every((entry) =>
+    entry.type === "symlink" ||
+    ((entry.mode & 0o7000) === 0 && (entry.type !== "dir" || (entry.mode & 0o700) === 0o700))
+  );
+  if (!unpackable) {
+    const prefix = workdir.replace(/^\/+/, "");
+    await grader.copyIn(
+      packTar(snapshotTarEntries(blobs, final, prefix), { uid: 1000, gid: 1000 }),
+      "/",
+    );
+    return undefined;
   }
-  const script = [
-    "set -e",
-    "(",
-    "umask 0",
-    `PATH=${STAGING_PATH}`,
-    "tar -x -f -",
-    ...fixes.reverse(),
-    ")",
-    `echo '${STAGED_MARK}'`,
-  ].join("\n");
-  const tar = packTar(entries, { uid: 1000, gid: 1000 });
-  return { tar, script, allowanceMs: STAGING_BASE_MS + tar.length / STAGING_BYTES_PER_MS };
+  const tar = packTar(snapshotTarEntries(blobs, final, ".").slice(1), { uid: 1000, gid: 1000 });
+  return { tar, script: UNPACK, allowanceMs: STAGING_BASE_MS + tar.length / STAGING_BYTES_PER_MS };
 }
 
 async function runScript(

@@ -15,22 +15,19 @@ import { requireDocker } from "../_docker.ts";
 const LABELS = { "verdict.test": "grade_test" };
 const bytes = (text: string) => new TextEncoder().encode(text);
 
-/** An end state an unprivileged `tar` cannot unpack as is. */
-const AWKWARD: TarEntry[] = [
+/** An end state the grader's own `tar` can unpack: odd names, long paths, links, bare modes. */
+const PLAIN: TarEntry[] = [
   { path: "answer.txt", type: "file", mode: 0o644, data: bytes("yes\n") },
-  { path: "locked", type: "dir", mode: 0o555 },
-  { path: "locked/inner", type: "dir", mode: 0o500 },
-  { path: "locked/inner/deep.txt", type: "file", mode: 0o400, data: bytes("deep") },
-  { path: "setid", type: "file", mode: 0o6755, data: bytes("#!/bin/sh\n") },
-  { path: "shared", type: "dir", mode: 0o1777 },
   { path: "secret", type: "file", mode: 0o000, data: new Uint8Array([0, 1, 2]) },
   { path: "empty", type: "dir", mode: 0o750 },
+  { path: "open", type: "dir", mode: 0o777 },
+  { path: "open/shared.txt", type: "file", mode: 0o666, data: bytes("anyone") },
   { path: "link", type: "symlink", target: "answer.txt" },
   { path: "dangling", type: "symlink", target: "/nowhere" },
-  { path: "odd", type: "dir", mode: 0o755 },
-  { path: "odd/-rf", type: "file", mode: 0o4700, data: bytes("dash") },
-  { path: "odd/it's $(touch PWNED) `x`", type: "file", mode: 0o2644, data: bytes("quote") },
-  { path: "odd/line\nbreak:1:", type: "file", mode: 0o644, data: bytes("newline") },
+  { path: "odd", type: "dir", mode: 0o700 },
+  { path: "odd/-rf", type: "file", mode: 0o700, data: bytes("dash") },
+  { path: "odd/it's $(touch PWNED) `x`", type: "file", mode: 0o644, data: bytes("quote") },
+  { path: "odd/line\nbreak:1:", type: "file", mode: 0o444, data: bytes("newline") },
   // Past ustar's 100 bytes: a PAX header.
   ...Array.from({ length: 12 }, (_, depth): TarEntry => ({
     path: Array(depth + 1).fill("long-folder").join("/"),
@@ -38,6 +35,16 @@ const AWKWARD: TarEntry[] = [
     mode: 0o755,
   })),
   { path: `${"long-folder/".repeat(12)}file.txt`, type: "file", mode: 0o640, data: bytes("pax") },
+];
+
+/** An end state an unprivileged `tar` cannot rebuild: read-only folders, set-id and sticky bits. */
+const AWKWARD: TarEntry[] = [
+  ...PLAIN,
+  { path: "locked", type: "dir", mode: 0o555 },
+  { path: "locked/inner", type: "dir", mode: 0o500 },
+  { path: "locked/inner/deep.txt", type: "file", mode: 0o400, data: bytes("deep") },
+  { path: "setid", type: "file", mode: 0o6755, data: bytes("#!/bin/sh\n") },
+  { path: "shared", type: "dir", mode: 0o1777 },
 ];
 
 /** A success script that shows the umask it runs under, then checks the answer. */
@@ -51,13 +58,20 @@ const TESTS: TreeEntry[] = [
 ];
 
 /**
- * Grades the awkward end state of the trivial task (on `image`) in a grader started from
- * `graderImage(staged)` with `workdir`, and hands the grader and the outcome to `inspect`.
+ * Grades an end state of the trivial task (on `image`) in a grader started from
+ * `graderImage(staged)` with `workdir`, and hands the grader, the outcome and the number of
+ * `docker cp` calls into it to `inspect`.
  */
-async function gradeAwkward(
+async function gradeEndState(
+  end: TarEntry[],
   image: string,
   grader: { image: (staged: StagedTask) => Promise<string>; workdir: string },
-  inspect: (graded: Promise<Grade>, container: Container, final: Snapshot) => Promise<void>,
+  inspect: (
+    graded: Promise<Grade>,
+    container: Container,
+    final: Snapshot,
+    copies: () => number,
+  ) => Promise<void>,
 ): Promise<void> {
   const docker = await requireDocker();
   const loaded = await loadTask("tests/fixtures/bench/trivial");
@@ -68,7 +82,7 @@ async function gradeAwkward(
     graderTar: graderImageTar("/workspace", TESTS),
   };
   const store = openStore(":memory:");
-  const final = sealEntries(AWKWARD);
+  const final = sealEntries(end);
   storeSnapshot(store.blobs, final);
   const container = await startContainer(docker, {
     image: await grader.image(staged),
@@ -77,6 +91,9 @@ async function gradeAwkward(
     labels: LABELS,
     user: AGENT_USER,
   });
+  let copies = 0;
+  const copyIn = container.copyIn.bind(container);
+  container.copyIn = (tar, destination) => (copies++, copyIn(tar, destination));
   try {
     const graded = grade({
       task,
@@ -87,54 +104,63 @@ async function gradeAwkward(
       tests: staged.tests,
       grader: container,
     });
-    await inspect(graded, container, final);
+    await inspect(graded, container, final, () => copies);
   } finally {
     await container.remove();
     store.close();
   }
 }
 
+const END_STATES = [
+  { name: "unpacked by its own tar in the script's exec", end: PLAIN, copies: 0 },
+  { name: "copied in by the engine, for modes tar cannot set", end: AWKWARD, copies: 1 },
+];
+
 for (const image of ["verdict/busybox", "verdict/python:3.11"]) {
-  Deno.test(`the grader gets exactly the sealed end state, modes and all (${image})`, async () => {
-    const docker = await requireDocker();
-    const derived = new DerivedImages(docker, LABELS);
-    const graderImage = (staged: StagedTask) => derived.imageFor(image, staged.graderTar);
-    await gradeAwkward(image, { image: graderImage, workdir: "/workspace" }, async (
-      grading,
-      grader,
-      final,
-    ) => {
-      const graded = await grading;
-      assert.equal(graded.verdict, "pass", graded.reason);
-      assert.equal(
-        graded.success?.output,
-        "0022\n",
-        "the script gets the image's umask, and nothing of the staging in its output",
-      );
-      const sealed = sealEntries(await grader.copyOut("/workspace"), "workspace");
-      assert.deepEqual(sealed.entries, final.entries);
-      const owners = await grader.exec(
-        "stat -c '%u %a %n' . locked/inner/deep.txt /verdict/tests /verdict/tests/test.sh; ls /",
-        { timeoutMs: 10_000 },
-      );
-      assert.match(
-        owners.stdout,
-        /^1000 755 \.\n1000 400 locked\/inner\/deep\.txt\n0 755 \/verdict\/tests\n0 755 \/verdict\/tests\/test\.sh\n/,
-        "workspace files are the agent's; the tests are root's and writable by no one else",
-      );
-      assert.doesNotMatch(owners.stdout, /PWNED/);
-      const tamper = await grader.exec("echo exit 0 > /verdict/tests/test.sh", {
-        timeoutMs: 10_000,
+  for (const { name, end, copies } of END_STATES) {
+    Deno.test(`the grader gets exactly the sealed end state, ${name} (${image})`, async () => {
+      const docker = await requireDocker();
+      const derived = new DerivedImages(docker, LABELS);
+      const graderImage = (staged: StagedTask) => derived.imageFor(image, staged.graderTar);
+      await gradeEndState(end, image, { image: graderImage, workdir: "/workspace" }, async (
+        grading,
+        grader,
+        final,
+        copied,
+      ) => {
+        const graded = await grading;
+        assert.equal(graded.verdict, "pass", graded.reason);
+        assert.equal(copied(), copies, "how the workspace came in");
+        assert.equal(
+          graded.success?.output,
+          "0022\n",
+          "the script gets the image's umask, and nothing of the staging in its output",
+        );
+        const sealed = sealEntries(await grader.copyOut("/workspace"), "workspace");
+        assert.deepEqual(sealed.entries, final.entries);
+        const owners = await grader.exec(
+          "stat -c '%u %a %n' . odd/-rf /verdict/tests /verdict/tests/test.sh; ls /",
+          { timeoutMs: 10_000 },
+        );
+        assert.match(
+          owners.stdout,
+          /^1000 755 \.\n1000 700 odd\/-rf\n0 755 \/verdict\/tests\n0 755 \/verdict\/tests\/test\.sh\n/,
+          "workspace files are the agent's; the tests are root's and writable by no one else",
+        );
+        assert.doesNotMatch(owners.stdout, /PWNED/);
+        const tamper = await grader.exec("echo exit 0 > /verdict/tests/test.sh", {
+          timeoutMs: 10_000,
+        });
+        assert.notEqual(tamper.exitCode, 0, "the success script's user cannot edit the tests");
       });
-      assert.notEqual(tamper.exitCode, 0, "the success script's user cannot edit the tests");
     });
-  });
+  }
 }
 
 Deno.test("a grader that cannot unpack the workspace is an infrastructure error, never a verdict", async () => {
   // The plain image, with a workdir the agent's user may not write to.
   const plain = { image: () => Promise.resolve("verdict/busybox"), workdir: "/usr" };
-  await gradeAwkward("verdict/busybox", plain, async (grading) => {
+  await gradeEndState(PLAIN, "verdict/busybox", plain, async (grading) => {
     await assert.rejects(
       () => grading,
       (error: Error) =>
