@@ -20,6 +20,8 @@ export interface OptionSpec {
   description: string;
   /** The value is a path the command reads or writes; checked before the command runs. */
   path?: "read" | "write";
+  /** Values that name something built in rather than a file (`--policy default`). */
+  keywords?: readonly string[];
 }
 
 /** Parsed flag values, by flag name. */
@@ -47,12 +49,28 @@ export interface Command {
   options: Record<string, OptionSpec>;
   /** Bounds on the number of positionals. */
   positionals: { min: number; max: number };
-  /** Set when the positionals are paths the command reads. */
-  positionalPaths?: "read";
+  /** The positionals are task paths the command reads (see {@linkcode taskPaths}). */
+  takesTaskPaths?: boolean;
   /** Paragraphs shown under the usage line in `--help`. */
   details?: string;
   /** Runs the command; resolves to the exit code. */
   run(context: CommandContext): Promise<number>;
+}
+
+/** The suite a command reads when it is given no task path. */
+export const DEFAULT_TASK_PATHS: readonly string[] = ["tasks"];
+
+/**
+ * The task paths a command was given, or the default suite.
+ *
+ * @example
+ * ```ts
+ * import { taskPaths } from "./command.ts";
+ * console.assert(taskPaths([])[0] === "tasks" && taskPaths(["a"])[0] === "a");
+ * ```
+ */
+export function taskPaths(positionals: readonly string[]): string[] {
+  return [...(positionals.length > 0 ? positionals : DEFAULT_TASK_PATHS)];
 }
 
 /** The `--home` flag every command that touches the state directory takes. */

@@ -6,7 +6,7 @@
  * @module
  */
 import { UsageError } from "../core/errors.ts";
-import type { Command, CommandContext } from "./command.ts";
+import { type Command, type CommandContext, taskPaths } from "./command.ts";
 import { resolveHome } from "./state.ts";
 
 /** How the permission set confines files, shown in every refusal. */
@@ -29,24 +29,31 @@ export function checkPathAccess(
   command: Command,
   { io, values, positionals }: CommandContext,
 ): void {
-  if (command.positionalPaths !== undefined) {
-    for (const path of positionals) requireAccess(command.positionalPaths, path, "a task path");
+  if (command.takesTaskPaths) {
+    const given = positionals.length > 0 ? "a task path" : "the default suite";
+    for (const path of taskPaths(positionals)) requireAccess("read", path, given);
   }
   for (const [name, spec] of Object.entries(command.options)) {
     if (spec.path === undefined) continue;
     if (name === "home") {
-      requireAccess(spec.path, resolveHome(values, io), "--home or VERDICT_HOME");
+      const given = typeof values.home === "string" && values.home !== ""
+        ? "--home"
+        : io.env("VERDICT_HOME")
+        ? "VERDICT_HOME"
+        : "the default state directory";
+      requireAccess(spec.path, resolveHome(values, io), given);
       continue;
     }
     for (const path of [values[name]].flat()) {
-      if (typeof path === "string") requireAccess(spec.path, path, `--${name}`);
+      if (typeof path !== "string" || spec.keywords?.includes(path)) continue;
+      requireAccess(spec.path, path, `--${name}`);
     }
   }
 }
 
 /**
  * The message for a permission failure the pre-flight check could not foresee (a path found while
- * working, such as a symlinked task folder): what was refused, and why.
+ * working, such as the task folders a recorded run names): what was refused, and why.
  *
  * @example
  * ```ts
@@ -61,6 +68,7 @@ export function notPermittedMessage(error: Error): string {
 }
 
 function requireAccess(access: "read" | "write", path: string, given: string): void {
+  if (path === "") throw new UsageError(`${given} is empty: give a path`);
   if (Deno.permissions.querySync({ name: access, path }).state === "granted") return;
   throw new UsageError(
     `cannot ${access} ${path}, given as ${given}: ${CONFINEMENT}. Fix: give a path inside the ` +

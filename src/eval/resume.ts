@@ -144,15 +144,16 @@ export async function resumeRun(
       }));
     store.runs.setStatus(run.id, "running");
     deps.progress.runStarted(store.runs.get(run.id)!, plans.length, []);
-    // What the dead process left, in one inventory: containers by session; image builders
-    // (no session) are of no use and go at once.
+    // What the dead process left, in one inventory: containers by session. Only an unfinished
+    // trial's may be of use; the rest (image builders, finished trials') go at once.
     const leftovers = await findLabelled(deps.docker, [`verdict.run=${run.id}`], [
       "verdict.session",
       "verdict.role",
     ]);
+    const resumed = new Set(plans.map((plan) => plan.session));
     await removeContainers(
       deps,
-      leftovers.filter((container) => container.labels["verdict.session"] === ""),
+      leftovers.filter((container) => !resumed.has(container.labels["verdict.session"])),
     );
     const resumeFor = async (plan: TrialPlan): Promise<ResumePoint | undefined> => {
       const events = store.events.read(plan.session);

@@ -18,11 +18,12 @@ export async function execTool(
   context: ToolContext,
   script: string,
   env: Record<string, string>,
-  options: { stdin?: Uint8Array; timeoutMs?: number } = {},
+  options: { stdin?: Uint8Array; timeoutMs?: number; maxOutputBytes?: number } = {},
 ): Promise<ExecResult> {
   const result = await context.container.exec(script, {
     timeoutMs: options.timeoutMs ?? FILE_TOOL_TIMEOUT_MS,
     stdin: options.stdin,
+    maxOutputBytes: options.maxOutputBytes,
     env: { VERDICT_WORKDIR: context.task.manifest.workdir.replace(/\/+$/, ""), ...env },
     signal: context.signal,
   });

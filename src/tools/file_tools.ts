@@ -29,13 +29,21 @@ cd -- "$target" || exit 4
 find . -mindepth 1 -maxdepth "$VERDICT_DEPTH" -type d | sed 's|$|/|'
 find . -mindepth 1 -maxdepth "$VERDICT_DEPTH" ! -type d`;
 
-const SEARCH = `${CONFINE_PRELUDE}
+const SEARCH_FILES = `${CONFINE_PRELUDE}
 confine "$VERDICT_PATH" || exit 3
 [ -e "$target" ] || { echo "$VERDICT_PATH does not exist" >&2; exit 4; }
 cd -- "$VERDICT_WORKDIR" || exit 4
 # Regular files only, found without following symlinks: a link cannot lead the search outside.
-find "$VERDICT_PATH" -type f -print0 | xargs -0 -r grep -nsHE -e "$VERDICT_PATTERN" -- | head -n 1000
+find "$VERDICT_PATH" -type f -print0`;
+
+// The files to search arrive on stdin, NUL-separated: only those the policy lets it read.
+const SEARCH_LINES = `cd -- "$VERDICT_WORKDIR" || exit 4
+xargs -0 -r grep -nsHE -e "$VERDICT_PATTERN" -- | head -n 1000
 exit 0`;
+
+// A listing of 64 MiB is over a million files; past it the middle of the list is not searched.
+const MAX_LISTING_BYTES = 64 * 1024 * 1024;
+const MAX_NAMED_HIDDEN = 10;
 
 const MAX_LIST_ENTRIES = 400;
 const MAX_SEARCH_MATCHES = 200;
@@ -218,33 +226,30 @@ export const searchTool: Tool<{ pattern: string; path?: string; glob?: string }>
   async run(args, context) {
     const path = confinePath(context.task.manifest.workdir, args.path ?? ".");
     if (typeof path !== "string") return toolError(path.error);
-    const result = await execTool(context, SEARCH, {
-      VERDICT_PATH: path,
-      VERDICT_PATTERN: args.pattern,
+    // First the files, judged on the host, so that a file the policy denies is never read: not
+    // even whether it matches may reach the model.
+    const listed = await execTool(context, SEARCH_FILES, { VERDICT_PATH: path }, {
+      maxOutputBytes: MAX_LISTING_BYTES,
     });
-    if (result.exitCode !== 0) {
-      return toolError(result.stderr.trim() || `search failed (exit ${result.exitCode})`);
+    if (listed.exitCode !== 0) {
+      return toolError(listed.stderr.trim() || `search failed (exit ${listed.exitCode})`);
     }
-    const hidden = new Set<string>();
-    const lines = result.stdout.split("\n").filter((line) => line !== "")
-      .map((line) => line.replace(/^\.\//, ""))
-      .filter((line) => {
-        const files = possibleFiles(line);
-        const refused = files.find((file) => !context.searchable(file));
-        if (refused !== undefined) hidden.add(refused);
-        return refused === undefined &&
-          (args.glob === undefined || globMatch(args.glob, files[0] ?? line));
-      });
+    const files = listed.stdout.split("\0").filter((file) => file !== "");
+    const hidden: string[] = [];
+    const searched = new Set<string>();
+    for (const file of files) {
+      const name = withoutDotSlash(file);
+      if (!context.searchable(name)) hidden.push(name);
+      else if (args.glob === undefined || globMatch(args.glob, name)) searched.add(file);
+    }
+    const lines = searched.size === 0 ? [] : await matchingLines(context, args.pattern, searched);
+    if (!Array.isArray(lines)) return lines;
     const shown = lines.slice(0, MAX_SEARCH_MATCHES);
     const more = lines.length - shown.length;
     return {
       content: truncateMiddle(shown.join("\n") || "no matches") +
         (more > 0 ? `\n[... ${more} more matches]` : "") +
-        (hidden.size > 0
-          ? `\n[matches in ${
-            [...hidden].sort().join(", ")
-          } left out: the policy denies searching them]`
-          : ""),
+        (hidden.length > 0 ? `\n${hiddenNote(hidden)}` : ""),
       isError: false,
     };
   },
@@ -277,10 +282,37 @@ async function writeText(
   return undefined;
 }
 
-// grep prints `path:line:text`; a path may itself hold `:N:`, so every reading is a candidate and
-// a line is shown only if the policy allows all of them.
-function possibleFiles(line: string): string[] {
-  const files: string[] = [];
-  for (const match of line.matchAll(/:\d+:/g)) files.push(line.slice(0, match.index));
-  return files;
+/** The `path:line:text` lines of the searched files that match, paths without a leading `./`. */
+async function matchingLines(
+  context: ToolContext,
+  pattern: string,
+  searched: ReadonlySet<string>,
+): Promise<string[] | ToolResult> {
+  const result = await execTool(context, SEARCH_LINES, { VERDICT_PATTERN: pattern }, {
+    stdin: new TextEncoder().encode([...searched].sort().join("\0")), // sorted: a stable order
+  });
+  if (result.exitCode !== 0) {
+    return toolError(result.stderr.trim() || `search failed (exit ${result.exitCode})`);
+  }
+  // A path may itself hold `:N:`; the reading that names a searched file is the one. Lines that
+  // name none (the rest of a name with a newline in it, a grep notice) are dropped.
+  return result.stdout.split("\n").flatMap((line) => {
+    for (const match of line.matchAll(/:(?=\d+:)/g)) {
+      if (searched.has(line.slice(0, match.index))) return [withoutDotSlash(line)];
+    }
+    return [];
+  });
+}
+
+function withoutDotSlash(path: string): string {
+  return path.replace(/^\.\//, "");
+}
+
+function hiddenNote(hidden: string[]): string {
+  const sorted = hidden.sort();
+  const named = sorted.slice(0, MAX_NAMED_HIDDEN).join(", ");
+  const more = sorted.length > MAX_NAMED_HIDDEN
+    ? ` and ${sorted.length - MAX_NAMED_HIDDEN} more`
+    : "";
+  return `[not searched, the policy denies searching them: ${named}${more}]`;
 }

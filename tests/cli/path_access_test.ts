@@ -10,7 +10,7 @@ Deno.test("a path outside the project folder is exit 2 naming the flag, and noth
     [["eval", OUTSIDE], /cannot read \/tmp\/verdict-outside-the-project, given as a task path/],
     [["tasks", "check", OUTSIDE], /cannot read .*, given as a task path/],
     [["tasks", "list", "tasks", OUTSIDE], /cannot read .*, given as a task path/],
-    [["eval", "--home", OUTSIDE], /cannot write .*, given as --home or VERDICT_HOME/],
+    [["eval", "--home", OUTSIDE], /cannot write .*, given as --home/],
     [
       ["eval", "--prices", `${OUTSIDE}/prices.yaml`],
       /cannot read .*prices\.yaml, given as --prices/,
@@ -44,10 +44,39 @@ Deno.test("a path outside the project folder is exit 2 naming the flag, and noth
   assert.equal(fromEnv.code, 2, fromEnv.stderr);
   assert.match(
     fromEnv.stderr,
-    /cannot write \/tmp\/verdict-outside-the-project, given as --home or VERDICT_HOME/,
+    /cannot write \/tmp\/verdict-outside-the-project, given as VERDICT_HOME/,
   );
   assert.deepEqual([...Deno.readDirSync(home.path)], [], "no state was created");
   assert.throws(() => Deno.statSync(OUTSIDE), Deno.errors.NotFound);
+});
+
+Deno.test("run from outside the project: defaults are checked and named, keywords are not paths", async () => {
+  await using home = await scratchDir("access");
+  const outside = await Deno.makeTempDir({ prefix: "verdict-cwd-" });
+  try {
+    const fromOutside = (args: string[]) => runVerdict(args, { cwd: outside });
+    const suite = await fromOutside(["tasks", "list"]);
+    assert.equal(suite.code, 2, suite.stderr);
+    assert.match(suite.stderr, /cannot read tasks, given as the default suite/);
+    const state = await fromOutside(["stats", "r"]);
+    assert.equal(state.code, 2, state.stderr);
+    assert.match(state.stderr, /cannot write \.verdict, given as the default state directory/);
+    // `default` names the built-in policy, not a file in the current folder.
+    const keyword = await fromOutside(["resume", "r", "--policy", "default", "--home", home.path]);
+    assert.equal(keyword.code, 2, keyword.stderr);
+    assert.match(keyword.stderr, /no state database at/);
+  } finally {
+    await Deno.remove(outside, { recursive: true });
+  }
+});
+
+Deno.test("an empty path is exit 2 naming the flag", async () => {
+  await using home = await scratchDir("access");
+  for (const flag of ["--html", "--gate"]) {
+    const result = await runVerdict(["compare", "a", "b", flag, "", "--home", home.path]);
+    assert.equal(result.code, 2, result.stderr);
+    assert.match(result.stderr, new RegExp(`${flag} is empty: give a path`));
+  }
 });
 
 Deno.test("a permission refused while a command works is exit 2 with the path, not an internal error", async () => {

@@ -124,19 +124,31 @@ Deno.test("a search leaves out the files the policy denies searching, even from 
       const [path, content] of [
         [".env", "API_KEY=live-secret\n"],
         ["src/.env", "API_KEY=nested-secret\n"],
-        [".env:1:x", "API_KEY=looks-like-a-match-in-env\n"],
+        [".env:1:x", "API_KEY=not-the-env-file, slices a[1:10:2]\n"],
         ["config.example", "API_KEY=placeholder\n"],
       ]
     ) {
       assert.equal((await writeFileTool.run({ path, content }, context)).isError, false, path);
     }
+    const note = "[not searched, the policy denies searching them: .env, src/.env]";
     const search = await searchTool.run({ pattern: "API_KEY" }, context);
     assert.equal(
       search.content,
-      "config.example:1:API_KEY=placeholder\n" +
-        "[matches in .env, src/.env left out: the policy denies searching them]",
+      ".env:1:x:1:API_KEY=not-the-env-file, slices a[1:10:2]\n" +
+        "config.example:1:API_KEY=placeholder\n" + note,
+      "a name or a line holding `:N:` is read right",
     );
-    assert.doesNotMatch(search.content, /secret|looks-like/);
+    // Whether a denied file matches never shows: no pattern can probe it.
+    for (const probe of ["^API_KEY=live-s", "^API_KEY=live-x"]) {
+      assert.equal(
+        (await searchTool.run({ pattern: probe }, context)).content,
+        `no matches\n${note}`,
+      );
+    }
+    assert.equal(
+      (await searchTool.run({ pattern: "API_KEY", glob: "*.example" }, context)).content,
+      `config.example:1:API_KEY=placeholder\n${note}`,
+    );
     const unfiltered = await searchTool.run({ pattern: "API_KEY" }, base);
     assert.match(
       unfiltered.content,

@@ -11,7 +11,7 @@ import { systemClock } from "../../core/system_clock.ts";
 import { setupLoopAgent } from "../../eval/loop_setup.ts";
 import { runEval } from "../../eval/run_eval.ts";
 import { loadSuite, selectTasks } from "../../task/load_suite.ts";
-import { type Command, HOME_OPTION, JSON_OPTION } from "../command.ts";
+import { type Command, HOME_OPTION, JSON_OPTION, taskPaths } from "../command.ts";
 import { count, fraction, stringOption } from "../option_values.ts";
 import { progressDisplay } from "../progress.ts";
 import { dockerFromEnv, withInterrupt } from "../runtime.ts";
@@ -63,6 +63,7 @@ export const evalCommand: Command = {
       valueName: "FILE",
       description: "policy for the tasks whose manifest says 'policy: default'",
       path: "read",
+      keywords: ["default"],
     },
     "min-pass-rate": {
       type: "string",
@@ -73,7 +74,7 @@ export const evalCommand: Command = {
     ...HOME_OPTION,
   },
   positionals: { min: 0, max: Infinity },
-  positionalPaths: "read",
+  takesTaskPaths: true,
   details: "Exits 0 when every trial got a verdict (pass or fail), 3 when any trial ended in an\n" +
     "infrastructure or evaluator error, 1 when --min-pass-rate is missed, 130 when interrupted.\n" +
     "API keys come from OPENAI_API_KEY and ANTHROPIC_API_KEY and are never recorded.",
@@ -86,7 +87,7 @@ export const evalCommand: Command = {
     const repeat = count(values, "repeat", 1, 1);
     const concurrency = count(values, "concurrency", 4, 1);
     const seed = count(values, "seed", 0, 0);
-    const suite = await loadSuite(positionals.length > 0 ? positionals : ["tasks"]);
+    const suite = await loadSuite(taskPaths(positionals));
     const tasks = selectTasks(suite, (values.task as string[] | undefined) ?? []);
     const models = (values.model as string[] | undefined) ?? ["scripted"];
     if (agentName !== "loop" && values.model !== undefined) {
@@ -115,7 +116,7 @@ export const evalCommand: Command = {
       const outcome = await withInterrupt(io, (signal) =>
         runEval(
           {
-            paths: positionals.length > 0 ? positionals : ["tasks"],
+            paths: taskPaths(positionals),
             suite,
             tasks,
             agent: agentName,

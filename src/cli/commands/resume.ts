@@ -29,6 +29,7 @@ export const resumeCommand: Command = {
       valueName: "FILE",
       description: "must equal the run's policy (checked, not changed)",
       path: "read",
+      keywords: ["default"],
     },
     ...JSON_OPTION,
     ...HOME_OPTION,

@@ -7,7 +7,7 @@ import { ExitCode } from "../../core/errors.ts";
 import { systemClock } from "../../core/system_clock.ts";
 import { checkTasks } from "../../eval/tasks_check.ts";
 import { loadSuite, selectTasks } from "../../task/load_suite.ts";
-import { type Command, HOME_OPTION, JSON_OPTION } from "../command.ts";
+import { type Command, HOME_OPTION, JSON_OPTION, taskPaths } from "../command.ts";
 import { count } from "../option_values.ts";
 import { progressDisplay } from "../progress.ts";
 import { dockerFromEnv, withInterrupt } from "../runtime.ts";
@@ -21,9 +21,9 @@ export const tasksListCommand: Command = {
   args: "[PATH...]",
   options: { ...JSON_OPTION },
   positionals: { min: 0, max: Infinity },
-  positionalPaths: "read",
+  takesTaskPaths: true,
   async run({ io, values, positionals }) {
-    const suite = await loadSuite(positionals.length > 0 ? positionals : ["tasks"]);
+    const suite = await loadSuite(taskPaths(positionals));
     const rows = suite.tasks.map((task) => ({
       id: task.id,
       category: task.manifest.category,
@@ -54,14 +54,14 @@ export const tasksCheckCommand: Command = {
     ...HOME_OPTION,
   },
   positionals: { min: 0, max: Infinity },
-  positionalPaths: "read",
+  takesTaskPaths: true,
   details: "Runs an oracle trial and a nop trial per task, recorded in the state directory.\n" +
     "Exits 0 when every task checks out, 1 when one does not, 2 for a bad manifest.",
   async run({ io, values, positionals }) {
     const json = values.json === true;
     const write = json ? io.err : io.out;
     const concurrency = count(values, "concurrency", 4, 1);
-    const paths = positionals.length > 0 ? positionals : ["tasks"];
+    const paths = taskPaths(positionals);
     const suite = await loadSuite(paths);
     const tasks = selectTasks(suite, (values.task as string[] | undefined) ?? []);
     const outcome = await withInterrupt(io, (signal) =>
