@@ -100,7 +100,7 @@ export { type EvalOutcome, type EvalRequest, runEval } from "./src/eval/run_eval
 export { checkTasks } from "./src/eval/tasks_check.ts";
 export { buildResults, type Results, type TrialRecord } from "./src/report/results.ts";
 export { resumeRun } from "./src/eval/resume.ts";
-export { replaySession, type SessionReplay } from "./src/eval/replay.ts";
+export { replayRun, type SessionReplay } from "./src/eval/replay.ts";
 export { fingerprint, RequestFingerprinter } from "./src/model/fingerprint.ts";
 export { mcnemarExact, passAtK, passHatK, quantile, wilson } from "./src/stats/estimators.ts";
 export { type RunStats, runStats, type TrialSample } from "./src/stats/run_stats.ts";

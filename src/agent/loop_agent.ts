@@ -16,7 +16,7 @@ import { hashCanonical } from "../core/hash.ts";
 import { deriveId } from "../core/ids.ts";
 import { costOf, formatUsd, usd } from "../core/money.ts";
 import { type RunCounters, ZERO_COUNTERS } from "../grading/requirements.ts";
-import { RequestFingerprinter } from "../model/fingerprint.ts";
+import { canonicalMessage, RequestFingerprinter } from "../model/fingerprint.ts";
 import type { CrashPoint } from "../model/model_spec.ts";
 import {
   type Message,
@@ -400,7 +400,7 @@ function requestRecorder(context: AgentContext) {
       store(manifest.system, () => canonicalJson(request.system));
       store(manifest.tools, () => canonicalJson(request.tools));
       for (let index = prefix; index < request.messages.length; index++) {
-        store(manifest.messages[index], () => canonicalJson(request.messages[index]));
+        store(manifest.messages[index], () => canonicalMessage(request.messages[index]).json);
       }
       return {
         fingerprint,

@@ -17,10 +17,11 @@ import type { StoredEvent } from "../store/event_log.ts";
 import type { RunRecord, SessionRecord } from "../store/run_table.ts";
 import type { Store } from "../store/store.ts";
 import { loadTask } from "../task/load_task.ts";
+import type { Task } from "../task/task.ts";
 import type { LoopSetup } from "./loop_setup.ts";
 import type { RunConfig } from "./resume.ts";
 import { SessionDivergence, sessionDriver } from "./session_driver.ts";
-import { stageTask } from "./staged_task.ts";
+import { type StagedTask, stageTask } from "./staged_task.ts";
 
 /** How one session replayed. */
 export interface SessionReplay {
@@ -48,8 +49,8 @@ export interface SessionReplay {
 export interface ReplayDeps {
   /** The state database. */
   store: Store;
-  /** Builds the loop agent as recorded. */
-  loopSetup(config: RunConfig, task: Awaited<ReturnType<typeof loadTask>>): Promise<LoopSetup>;
+  /** Builds the loop agent as recorded; called once per task (see {@linkcode replayRun}). */
+  loopSetup(config: RunConfig, task: Task): Promise<LoopSetup>;
   /** The docker CLI, for `live`. */
   docker?: Docker;
   /** Run the tools again and compare their results. */
@@ -57,19 +58,57 @@ export interface ReplayDeps {
 }
 
 /**
- * Replays one session.
+ * Replays sessions of one run, in order; each task is loaded, staged and set up once.
  *
  * @example
  * ```ts
  * // See tests/eval/replay_test.ts: replay needs a recorded run.
- * import { replaySession } from "./replay.ts";
- * console.assert(typeof replaySession === "function");
+ * import { replayRun } from "./replay.ts";
+ * console.assert(typeof replayRun === "function");
  * ```
  */
-export async function replaySession(
+export async function replayRun(
+  run: RunRecord,
+  sessions: readonly SessionRecord[],
+  deps: ReplayDeps,
+): Promise<SessionReplay[]> {
+  const config = run.config as unknown as RunConfig;
+  const prepared = new Map<string, Promise<PreparedTask>>();
+  const prepare = (dir: string) => {
+    let task = prepared.get(dir);
+    if (task === undefined) prepared.set(dir, task = prepareTask(dir, config, deps));
+    return task;
+  };
+  const reports: SessionReplay[] = [];
+  for (const session of sessions) reports.push(await replaySession(run, session, deps, prepare));
+  return reports;
+}
+
+interface PreparedTask {
+  task: Task;
+  setup: LoopSetup;
+  /** The staged workspace, for `live`. */
+  staged?: StagedTask;
+}
+
+async function prepareTask(
+  dir: string,
+  config: RunConfig,
+  deps: ReplayDeps,
+): Promise<PreparedTask> {
+  const task = await loadTask(dir);
+  return {
+    task,
+    setup: await deps.loopSetup(config, task),
+    staged: deps.live ? await stageTask(task) : undefined,
+  };
+}
+
+async function replaySession(
   run: RunRecord,
   session: SessionRecord,
   deps: ReplayDeps,
+  prepare: (dir: string) => Promise<PreparedTask>,
 ): Promise<SessionReplay> {
   const base = { session: session.id, task: session.task, repeat: session.repeat, steps: 0 };
   const config = run.config as unknown as RunConfig & { task_dirs?: Record<string, string> };
@@ -91,13 +130,11 @@ export async function replaySession(
   if (dir === undefined) {
     return { ...base, status: "skipped", note: "the run does not record its task folders" };
   }
-  const task = await loadTask(dir);
-  const setup = await deps.loopSetup(config, task);
+  const { task, setup, staged } = await prepare(dir);
   const driver = sessionDriver(events);
   let container: Container | undefined;
   try {
-    if (deps.live) {
-      const staged = await stageTask(task);
+    if (staged) {
       container = await startContainer(deps.docker!, {
         image: task.manifest.image,
         workdir: task.manifest.workdir,

@@ -20,6 +20,7 @@ import {
   Container,
   findLabelled,
   type LabelledContainer,
+  removeContainers,
 } from "../sandbox/container.ts";
 import type { StoredEvent } from "../store/event_log.ts";
 import type { RunRecord } from "../store/run_table.ts";
@@ -152,8 +153,8 @@ export async function resumeRun(
     ]);
     const resumed = new Set(plans.map((plan) => plan.session));
     await removeContainers(
-      deps,
-      leftovers.filter((container) => !resumed.has(container.labels["verdict.session"])),
+      deps.docker,
+      ids(leftovers.filter((container) => !resumed.has(container.labels["verdict.session"]))),
     );
     const resumeFor = async (plan: TrialPlan): Promise<ResumePoint | undefined> => {
       const events = store.events.read(plan.session);
@@ -161,7 +162,7 @@ export async function resumeRun(
         container.labels["verdict.session"] === plan.session
       );
       if (events.length === 0) {
-        await removeContainers(deps, left);
+        await removeContainers(deps.docker, ids(left));
         return undefined; // never started: run it from the beginning
       }
       return await resumePoint(plan, events, deps, setup, agent, left);
@@ -220,7 +221,10 @@ async function resumePoint(
   // A grader left by the dead process is never reused: grading always gets a fresh container.
   // Once the end state is sealed, the agent's container has no use either.
   const sealedAlready = outcome !== undefined && sealed !== undefined;
-  await removeContainers(deps, [...role("grader"), ...(sealedAlready ? role("agent") : [])]);
+  await removeContainers(
+    deps.docker,
+    ids([...role("grader"), ...(sealedAlready ? role("agent") : [])]),
+  );
   if (outcome && sealed) {
     return { phase: "grade", outcome, endRoot: sealed.payload.root as string };
   }
@@ -262,7 +266,7 @@ async function survivingAgentContainer(
   // Running: the agent was still at work. Exited: killed for its seal, which it still holds.
   const usable = running ? ["running"] : ["running", "exited"];
   const alive = found.find((container) => usable.includes(container.state));
-  await removeContainers(deps, found.filter((container) => container !== alive));
+  await removeContainers(deps.docker, ids(found.filter((container) => container !== alive)));
   if (alive === undefined) return null;
   const manifest = plan.staged.task.manifest;
   const container = new Container(deps.docker, alive.id, {
@@ -275,10 +279,6 @@ async function survivingAgentContainer(
   return container;
 }
 
-async function removeContainers(
-  deps: ResumeDeps,
-  containers: readonly LabelledContainer[],
-): Promise<void> {
-  if (containers.length === 0) return;
-  await deps.docker.run(["rm", "--force", "--volumes", ...containers.map(({ id }) => id)]);
+function ids(containers: readonly LabelledContainer[]): string[] {
+  return containers.map(({ id }) => id);
 }

@@ -7,7 +7,7 @@
  * @module
  */
 import { join } from "node:path";
-import { labelValues, removeLabelled } from "../sandbox/container.ts";
+import { findLabelled, removeContainers } from "../sandbox/container.ts";
 import type { Docker } from "../sandbox/docker.ts";
 
 /** A held run lock. */
@@ -41,7 +41,11 @@ export function tryLockRun(runDir: string): RunLock | undefined {
  */
 export async function removeLeftovers(docker: Docker, runsDir: string): Promise<string[]> {
   const cleaned: string[] = [];
-  for (const run of await labelValues(docker, "verdict.run")) {
+  const byRun = Map.groupBy(
+    await findLabelled(docker, ["verdict.run"], ["verdict.run"]),
+    (container) => container.labels["verdict.run"],
+  );
+  for (const [run, containers] of byRun) {
     const runDir = join(runsDir, run);
     try {
       if (!Deno.statSync(runDir).isDirectory) continue;
@@ -51,7 +55,8 @@ export async function removeLeftovers(docker: Docker, runsDir: string): Promise<
     const lock = tryLockRun(runDir);
     if (lock === undefined) continue;
     try {
-      if (await removeLabelled(docker, `verdict.run=${run}`) > 0) cleaned.push(run);
+      await removeContainers(docker, containers.map(({ id }) => id));
+      cleaned.push(run);
     } finally {
       lock.release();
     }

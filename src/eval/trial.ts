@@ -12,9 +12,9 @@ import type { Clock } from "../core/clock.ts";
 import { InfrastructureError, VerdictError } from "../core/errors.ts";
 import { usdToNumber } from "../core/money.ts";
 import type { Rng } from "../core/rng.ts";
-import { type Grade, grade } from "../grading/grade.ts";
+import { type Grade, grade, type ScriptRun } from "../grading/grade.ts";
 import type { RunCounters } from "../grading/requirements.ts";
-import type { TrialRecord } from "../report/results.ts";
+import type { ReportedScript, TrialRecord } from "../report/results.ts";
 import { AGENT_USER, type Container, startContainer } from "../sandbox/container.ts";
 import type { Docker } from "../sandbox/docker.ts";
 import type { CrashPoint } from "../model/model_spec.ts";
@@ -343,9 +343,6 @@ function trialRecord(
   durationMs: number,
 ): TrialRecord {
   const counters = outcome?.counters;
-  const script = (run: Grade["success"]) =>
-    run &&
-    { script: run.script, exit_code: run.exitCode, timed_out: run.timedOut, output: run.output };
   return {
     task: plan.staged.task.id,
     repeat: plan.repeat,
@@ -371,8 +368,8 @@ function trialRecord(
       detail: requirement.detail,
       model_only: requirement.modelOnly,
     })),
-    success: script(graded.success),
-    canary: script(graded.canary),
+    success: graded.success && reportedScript(graded.success),
+    canary: graded.canary && reportedScript(graded.canary),
   };
 }
 
@@ -416,15 +413,30 @@ export function outcomeFromPayload(payload: Record<string, unknown>): AgentOutco
 // The scripts' output (timings, dates) differs from run to run; it goes to the results, not the
 // hash chain, so the same seed gives the same event hashes. Exit codes are chained.
 function gradePayload(graded: Grade): Record<string, unknown> {
-  const script = (run: Grade["success"]) =>
-    run && { script: run.script, exit_code: run.exitCode, timed_out: run.timedOut };
   return {
     verdict: graded.verdict,
     bucket: graded.bucket,
     reason: graded.reason,
     checks: graded.checks,
     requirements: graded.requirements,
-    success: script(graded.success),
-    canary: script(graded.canary),
+    success: chainedScript(graded.success),
+    canary: chainedScript(graded.canary),
   };
+}
+
+/** A script's run as `results.json` reports it. */
+function reportedScript(run: ScriptRun): ReportedScript {
+  return {
+    script: run.script,
+    exit_code: run.exitCode,
+    timed_out: run.timedOut,
+    output: run.output,
+  };
+}
+
+/** The same, less its output (which may hold timings): what the grading event chains. */
+function chainedScript(run: ScriptRun | null): Omit<ReportedScript, "output"> | null {
+  if (run === null) return null;
+  const { output: _output, ...chained } = reportedScript(run);
+  return chained;
 }

@@ -11,26 +11,36 @@ import { canonicalJson } from "../core/canonical_json.ts";
 import { type Sha256Hex, sha256Hex } from "../core/hash.ts";
 import type { Message, ModelRequest, ToolSchema } from "./model.ts";
 
-const messageHashes = new WeakMap<Message, Sha256Hex>();
+const canonicalMessages = new WeakMap<Message, CanonicalMessage>();
 const toolHashes = new WeakMap<readonly ToolSchema[], Sha256Hex>();
 
+/** A message's canonical JSON and its sha256. */
+export interface CanonicalMessage {
+  /** The canonical JSON: what the blob store keeps. */
+  json: string;
+  /** Its sha256: what requests name the message by. */
+  hash: Sha256Hex;
+}
+
 /**
- * The sha256 of a message's canonical JSON (cached per message object).
+ * A message's canonical JSON and its hash, computed once per message object (the fingerprint and
+ * the request's record both need them).
  *
  * @example
  * ```ts
- * import { messageHash } from "./fingerprint.ts";
+ * import { canonicalMessage } from "./fingerprint.ts";
  * const message = { role: "user" as const, content: "hi" };
- * console.assert(messageHash(message) === messageHash({ content: "hi", role: "user" }));
+ * console.assert(canonicalMessage(message).hash === canonicalMessage({ content: "hi", role: "user" }).hash);
  * ```
  */
-export function messageHash(message: Message): Sha256Hex {
-  let hash = messageHashes.get(message);
-  if (hash === undefined) {
-    hash = sha256Hex(canonicalJson(message));
-    messageHashes.set(message, hash);
+export function canonicalMessage(message: Message): CanonicalMessage {
+  let canonical = canonicalMessages.get(message);
+  if (canonical === undefined) {
+    const json = canonicalJson(message);
+    canonical = { json, hash: sha256Hex(json) };
+    canonicalMessages.set(message, canonical);
   }
-  return hash;
+  return canonical;
 }
 
 /** The sha256 of a tool list's canonical JSON (cached per array). */
@@ -92,11 +102,11 @@ export class RequestFingerprinter {
     while (
       prefix < this.#messages.length && prefix < messages.length &&
       (this.#messages[prefix] === messages[prefix] ||
-        this.#hashes[prefix] === messageHash(messages[prefix]))
+        this.#hashes[prefix] === canonicalMessage(messages[prefix]).hash)
     ) prefix++;
     this.#messages.length = this.#hashes.length = this.#chain.length = prefix;
     for (let index = prefix; index < messages.length; index++) {
-      const hash = messageHash(messages[index]);
+      const hash = canonicalMessage(messages[index]).hash;
       this.#messages.push(messages[index]);
       this.#hashes.push(hash);
       this.#chain.push(sha256Hex(`${this.#chain[index - 1] ?? ""}${hash}`));

@@ -343,10 +343,23 @@ export class Container {
  * ```
  */
 export async function removeLabelled(docker: Docker, label: string): Promise<number> {
-  const ids = (await docker.text(["ps", "--all", "--quiet", "--filter", `label=${label}`]))
-    .split("\n").filter((id) => id !== "");
+  const found = await findLabelled(docker, [label]);
+  await removeContainers(docker, found.map(({ id }) => id));
+  return found.length;
+}
+
+/**
+ * Removes containers by id, with whatever still runs in them, in one `docker rm`.
+ *
+ * @example
+ * ```ts
+ * import { Docker } from "./docker.ts";
+ * import { removeContainers } from "./container.ts";
+ * await removeContainers(new Docker({ PATH: "/usr/bin:/bin" }), []);
+ * ```
+ */
+export async function removeContainers(docker: Docker, ids: readonly string[]): Promise<void> {
   if (ids.length > 0) await docker.run(["rm", "--force", "--volumes", ...ids]);
-  return ids.length;
 }
 
 /** A container found by its labels. */
@@ -387,28 +400,6 @@ export async function findLabelled(
     const [id, state, ...values] = line.split("\t");
     return { id, state, labels: Object.fromEntries(keys.map((key, i) => [key, values[i] ?? ""])) };
   });
-}
-
-/**
- * The values of a label over every container that has it (for finding leftovers).
- *
- * @example
- * ```ts
- * import { Docker } from "./docker.ts";
- * import { labelValues } from "./container.ts";
- * console.log(await labelValues(new Docker({ PATH: "/usr/bin:/bin" }), "verdict.run"));
- * ```
- */
-export async function labelValues(docker: Docker, label: string): Promise<string[]> {
-  const text = await docker.text([
-    "ps",
-    "--all",
-    "--filter",
-    `label=${label}`,
-    "--format",
-    `{{.Label "${label}"}}`,
-  ]);
-  return [...new Set(text.split("\n").filter((value) => value !== ""))];
 }
 
 function isEngineExecFailure(code: number, stderr: string): boolean {

@@ -6,7 +6,7 @@
 import { ExitCode, UsageError } from "../../core/errors.ts";
 import { systemClock } from "../../core/system_clock.ts";
 import { recordedChoices, setupLoopAgent } from "../../eval/loop_setup.ts";
-import { replaySession, type SessionReplay } from "../../eval/replay.ts";
+import { replayRun, type SessionReplay } from "../../eval/replay.ts";
 import type { RunConfig } from "../../eval/resume.ts";
 import type { SessionRecord } from "../../store/run_table.ts";
 import { type Command, HOME_OPTION, JSON_OPTION } from "../command.ts";
@@ -35,23 +35,18 @@ export const replayCommand: Command = {
     try {
       const { run, sessions } = resolveTarget(store, positionals[0]);
       const live = values.live === true;
-      const reports: SessionReplay[] = [];
-      for (const session of sessions) {
-        reports.push(
-          await replaySession(run, session, {
-            store,
-            live,
-            docker: live ? dockerFromEnv(io) : undefined,
-            loopSetup: (config: RunConfig, task) =>
-              setupLoopAgent({
-                ...recordedChoices(config),
-                env: () => undefined,
-                clock: systemClock,
-                forReplay: true,
-              }, [task]),
-          }),
-        );
-      }
+      const reports = await replayRun(run, sessions, {
+        store,
+        live,
+        docker: live ? dockerFromEnv(io) : undefined,
+        loopSetup: (config: RunConfig, task) =>
+          setupLoopAgent({
+            ...recordedChoices(config),
+            env: () => undefined,
+            clock: systemClock,
+            forReplay: true,
+          }, [task]),
+      });
       const diverged = reports.filter((report) => report.status === "diverged");
       if (values.json) {
         io.out(
