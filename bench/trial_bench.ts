@@ -48,6 +48,7 @@ async function trial(round: number): Promise<{ verdict: number; removed: number 
     rng: new SplitMix64(round),
     agent: oracleAgent,
     signal: new AbortController().signal,
+    owner: "bench",
   });
   const verdict = performance.now() - start;
   await cleanup; // off the trial's critical path, but not overlapped with the next measurement

@@ -11,7 +11,14 @@ import type { NewEvent } from "../store/event_log.ts";
 import type { Task } from "../task/task.ts";
 
 /** Why an agent stopped (SPEC section 4). */
-export type StopReason = "completed" | "max_steps" | "timeout" | "budget" | "refused" | "error";
+export type StopReason =
+  | "completed"
+  | "max_steps"
+  | "timeout"
+  | "budget"
+  | "refused"
+  | "truncated"
+  | "error";
 
 /** What an agent gets to work with. */
 export interface AgentContext {

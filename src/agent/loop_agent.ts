@@ -1,7 +1,8 @@
 /**
  * The loop agent: per step, fit the context, check the budgets, call the model, record its
  * answer, run each tool call through the policy and the sandbox, record each result (a
- * checkpoint). It stops with `completed`, `max_steps`, `timeout`, `budget`, `refused` or `error`;
+ * checkpoint). It stops with `completed`, `max_steps`, `timeout`, `budget`, `refused`,
+ * `truncated` (an answer cut at its output limit with no tool call) or `error`;
  * the task's `timeout_s` is a hard deadline that aborts a model call or a tool command still
  * running.
  *
@@ -237,6 +238,13 @@ export function loopAgent(options: LoopAgentOptions): Agent {
 
           if (response.toolCalls.length === 0) {
             if (response.finish === "refusal") return stop("refused", firstLine(response.content));
+            if (response.finish === "length") {
+              return stop(
+                "truncated",
+                `the model's answer was cut at its output limit (${request.maxOutputTokens} ` +
+                  `tokens, context.reserve_output_tokens) without a tool call`,
+              );
+            }
             counters.finished = true;
             return stop("completed", "the model answered without calling a tool");
           }

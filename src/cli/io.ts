@@ -1,6 +1,9 @@
 /**
  * What a command may touch of the process: its output streams, whether stdout is a terminal, and
  * named environment variables. Commands take an {@linkcode Io} so tests can capture their output.
+ * A stream whose reader went away (`verdict eval | head -1`) is not an error: what would have been
+ * written to it is dropped, and a closed stdout is signalled so a running eval stops as if
+ * interrupted.
  *
  * @module
  */
@@ -15,6 +18,8 @@ export interface Io {
   readonly isTerminal: boolean;
   /** An environment variable, or undefined. */
   env(name: string): string | undefined;
+  /** Aborts when stdout's reader goes away (a closed pipe); absent where that cannot happen. */
+  readonly stdoutClosed?: AbortSignal;
 }
 
 /**
@@ -28,17 +33,27 @@ export interface Io {
  */
 export function denoIo(): Io {
   const encoder = new TextEncoder();
+  const stdoutClosed = new AbortController();
+  const stderrClosed = new AbortController();
   return {
-    out: (text) => writeAll(Deno.stdout, encoder.encode(text)),
-    err: (text) => writeAll(Deno.stderr, encoder.encode(text)),
+    out: (text) => writeAll(Deno.stdout, encoder.encode(text), stdoutClosed),
+    err: (text) => writeAll(Deno.stderr, encoder.encode(text), stderrClosed),
     isTerminal: Deno.stdout.isTerminal(),
     env: (name) => Deno.env.get(name),
+    stdoutClosed: stdoutClosed.signal,
   };
 }
 
-function writeAll(stream: typeof Deno.stdout, bytes: Uint8Array): void {
+/** Writes every byte, unless the stream's reader is gone: then `closed` aborts, and it stays quiet. */
+function writeAll(stream: typeof Deno.stdout, bytes: Uint8Array, closed: AbortController): void {
+  if (closed.signal.aborted) return;
   let written = 0;
-  while (written < bytes.length) written += stream.writeSync(bytes.subarray(written));
+  try {
+    while (written < bytes.length) written += stream.writeSync(bytes.subarray(written));
+  } catch (error) {
+    if (!(error instanceof Deno.errors.BrokenPipe)) throw error;
+    closed.abort(error);
+  }
 }
 
 /**

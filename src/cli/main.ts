@@ -118,7 +118,12 @@ function parseCommandArgs(command: Command, args: string[], io: Io): CommandCont
   const options = { ...command.options, help: HELP_OPTION };
   let parsed;
   try {
-    parsed = parseArgs({ args, options, strict: true, allowPositionals: true });
+    parsed = parseArgs({
+      args: withNegativeValues(args, options),
+      options,
+      strict: true,
+      allowPositionals: true,
+    });
   } catch (error) {
     throw new UsageError(describeParseError(command, error));
   }
@@ -139,6 +144,25 @@ function parseCommandArgs(command: Command, args: string[], io: Io): CommandCont
   return { io, values: parsed.values as OptionValues, positionals };
 }
 
+// `--repeat -1` is a value, not a flag: no flag starts with a digit. Joined as `--repeat=-1`, the
+// value reaches the flag's own check, whose message says what the flag takes.
+function withNegativeValues(
+  args: readonly string[],
+  options: Record<string, OptionSpec>,
+): string[] {
+  const joined: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    if (args[i] === "--") return [...joined, ...args.slice(i)];
+    const name = args[i].startsWith("--") ? args[i].slice(2) : undefined;
+    const next = args[i + 1];
+    if (name !== undefined && options[name]?.type === "string" && /^-[0-9.]/.test(next ?? "")) {
+      joined.push(`${args[i]}=${next}`);
+      i++;
+    } else joined.push(args[i]);
+  }
+  return joined;
+}
+
 function describeParseError(command: Command, error: unknown): string {
   const message = error instanceof Error ? error.message : String(error);
   const code = (error as { code?: string }).code;
@@ -150,7 +174,21 @@ function describeParseError(command: Command, error: unknown): string {
     return `unknown flag ${flag} for 'verdict ${command.name}'` +
       (guess ? `; did you mean ${guess}?` : `; see 'verdict ${command.name} --help'`);
   }
-  return `${message.split(". To specify")[0]} (verdict ${command.name})`;
+  const flag = /^Option '(-{1,2}[^' ]+)/.exec(message)?.[1];
+  const value = flag === undefined
+    ? "VALUE"
+    : command.options[flag.replace(/^-+/, "")]?.valueName ?? "VALUE";
+  if (flag !== undefined && message.includes("argument is ambiguous")) {
+    return `${flag} needs a value (${value}) before the next flag; write ${flag}=${value} for a ` +
+      `value that starts with '-' (verdict ${command.name})`;
+  }
+  if (flag !== undefined && message.includes("argument missing")) {
+    return `${flag} needs a value (${value}) (verdict ${command.name})`;
+  }
+  if (flag !== undefined && message.includes("does not take an argument")) {
+    return `${flag} takes no value: write ${flag} alone (verdict ${command.name})`;
+  }
+  return `${message.split("\n")[0].split(". To specify")[0]} (verdict ${command.name})`;
 }
 
 function usageLine(command: Command): string {

@@ -20,22 +20,39 @@ export function stringOption(values: OptionValues, name: string): string | undef
   return typeof value === "string" ? value : undefined;
 }
 
+/** The most trials per task `--repeat` takes: far more than any statistic needs. */
+export const MAX_REPEAT = 1000;
+
+/** The most trials `--concurrency` runs at once: each holds containers on one Docker engine. */
+export const MAX_CONCURRENCY = 256;
+
 /**
- * A whole-number flag of at least `min`, or `fallback` when absent.
+ * A whole-number flag from `min` to `max`, or `fallback` when absent.
  *
- * @throws {UsageError} naming the flag when the value is not such a number (exit 2).
+ * @throws {UsageError} naming the flag and its bounds when the value is not such a number (exit 2).
  * @example
  * ```ts
- * import { count } from "./option_values.ts";
- * console.assert(count({ repeat: "3" }, "repeat", 1, 1) === 3);
+ * import { count, MAX_REPEAT } from "./option_values.ts";
+ * console.assert(count({ repeat: "3" }, "repeat", 1, 1, MAX_REPEAT) === 3);
  * ```
  */
-export function count(values: OptionValues, name: string, fallback: number, min: number): number {
+export function count(
+  values: OptionValues,
+  name: string,
+  fallback: number,
+  min: number,
+  max: number = Number.MAX_SAFE_INTEGER,
+): number {
   const text = stringOption(values, name);
   if (text === undefined) return fallback;
   const value = Number(text);
   if (!Number.isSafeInteger(value) || value < min || text.trim() === "") {
     throw new UsageError(`--${name} ${text} is not a whole number of at least ${min}`);
+  }
+  if (value > max) {
+    throw new UsageError(
+      `--${name} ${text} is more than ${max}, the most it takes: use ${max} or fewer`,
+    );
   }
   return value;
 }

@@ -5,7 +5,9 @@
  *
  * @module
  */
+import { dirname, join } from "node:path";
 import { UsageError } from "../core/errors.ts";
+import { escapedTarget } from "../core/link_target.ts";
 import { type Command, type CommandContext, taskPaths } from "./command.ts";
 import { resolveHome } from "./state.ts";
 
@@ -15,7 +17,9 @@ const CONFINEMENT = "verdict's permission set lets it read and write only inside
 
 /**
  * Throws a {@linkcode UsageError} for the first path argument the process may not read or write
- * (task paths and `FILE` flags are read, `--home` and `--html` are written).
+ * (task paths and `FILE` flags are read, `--home` and `--html` are written), either as written or
+ * where its symlinks lead: Deno checks the path as written, so a link inside the project folder
+ * would otherwise reach a file outside it.
  *
  * @example
  * ```ts
@@ -47,6 +51,7 @@ export function checkPathAccess(
     for (const path of [values[name]].flat()) {
       if (typeof path !== "string" || spec.keywords?.includes(path)) continue;
       requireAccess(spec.path, path, `--${name}`);
+      if (spec.path === "write") requireWritableFile(path, `--${name}`);
     }
   }
 }
@@ -69,9 +74,55 @@ export function notPermittedMessage(error: Error): string {
 
 function requireAccess(access: "read" | "write", path: string, given: string): void {
   if (path === "") throw new UsageError(`${given} is empty: give a path`);
-  if (Deno.permissions.querySync({ name: access, path }).state === "granted") return;
+  if (Deno.permissions.querySync({ name: access, path }).state === "granted") {
+    const target = followLinks(path, access, given);
+    if (target === undefined) return;
+    throw new UsageError(
+      `cannot ${access} ${path}, given as ${given}: a symlink leads it to ${target}, and ` +
+        `${CONFINEMENT}. Fix: give a path inside the project folder that no link leads out of`,
+    );
+  }
   throw new UsageError(
     `cannot ${access} ${path}, given as ${given}: ${CONFINEMENT}. Fix: give a path inside the ` +
       `project folder`,
   );
+}
+
+// A file to write: its folder must exist, and it must not be a folder itself.
+function requireWritableFile(path: string, given: string): void {
+  if (statOrNull(path)?.isDirectory) {
+    throw new UsageError(
+      `${path}, given as ${given}, is a folder. Fix: name a file, such as ` +
+        `${join(path, "report.html")}`,
+    );
+  }
+  const folder = dirname(path);
+  if (!statOrNull(folder)?.isDirectory) {
+    throw new UsageError(
+      `the folder of ${path}, given as ${given}, does not exist. Fix: create ` +
+        `${folder} first, or give a path in an existing folder`,
+    );
+  }
+}
+
+function statOrNull(path: string): Deno.FileInfo | null {
+  try {
+    return Deno.statSync(path);
+  } catch (error) {
+    if (error instanceof Deno.errors.NotFound || error instanceof Deno.errors.NotADirectory) {
+      return null;
+    }
+    throw error;
+  }
+}
+
+function followLinks(path: string, access: "read" | "write", given: string): string | undefined {
+  try {
+    return escapedTarget(path, access);
+  } catch (error) {
+    if (!(error instanceof Deno.errors.FilesystemLoop)) throw error;
+    throw new UsageError(
+      `cannot follow ${path}, given as ${given}: its symlinks form a loop. Fix: give a real path`,
+    );
+  }
 }

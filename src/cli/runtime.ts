@@ -1,9 +1,12 @@
 /**
  * What the commands that run containers share: the docker CLI with only the environment it
- * needs, and Ctrl-C turned into an abort signal (a second Ctrl-C quits at once).
+ * needs, and every way a user stops a command turned into one abort signal: SIGINT (Ctrl-C, or
+ * sent to the whole process group), SIGTERM, and a closed stdout. The run stops, removes its
+ * containers, stays resumable and exits 130 (143 after SIGTERM); a second signal quits at once.
  *
  * @module
  */
+import { ExitCode, type ExitCodeValue } from "../core/errors.ts";
 import { Docker, DOCKER_ENV_NAMES } from "../sandbox/docker.ts";
 import type { Io } from "./io.ts";
 
@@ -28,23 +31,89 @@ export function dockerFromEnv(io: Io): Docker {
   return new Docker(env);
 }
 
-/** An abort signal wired to SIGINT for the duration of `work`. */
+/**
+ * Why a command was stopped, as the abort signal's reason, with the exit code that says so.
+ *
+ * @example
+ * ```ts
+ * import { Interrupted } from "./runtime.ts";
+ * console.assert(new Interrupted("SIGTERM", 143).exitCode === 143);
+ * ```
+ */
+export class Interrupted extends Error {
+  /** 130, or 143 after SIGTERM. */
+  readonly exitCode: ExitCodeValue;
+
+  /** Makes the reason: what stopped the command, and its exit code. */
+  constructor(cause: string, exitCode: ExitCodeValue) {
+    super(`interrupted by ${cause}`);
+    this.name = "Interrupted";
+    this.exitCode = exitCode;
+  }
+}
+
+/**
+ * The exit code of a command stopped with `reason`: the {@linkcode Interrupted} one's, else 130.
+ *
+ * @example
+ * ```ts
+ * import { Interrupted, interruptedExitCode } from "./runtime.ts";
+ * console.assert(interruptedExitCode(new Interrupted("SIGTERM", 143)) === 143);
+ * console.assert(interruptedExitCode(undefined) === 130);
+ * ```
+ */
+export function interruptedExitCode(reason: unknown): ExitCodeValue {
+  return reason instanceof Interrupted ? reason.exitCode : ExitCode.interrupted;
+}
+
+const SIGNALS = [
+  { signal: "SIGINT", said: "interrupted", exitCode: ExitCode.interrupted, again: "Ctrl-C again" },
+  {
+    signal: "SIGTERM",
+    said: "terminated (SIGTERM)",
+    exitCode: ExitCode.terminated,
+    again: "a second SIGTERM",
+  },
+] as const;
+
+/**
+ * An abort signal for the duration of `work`, aborted with an {@linkcode Interrupted} reason on
+ * SIGINT, SIGTERM or a closed stdout.
+ *
+ * @example
+ * ```ts
+ * import { withInterrupt } from "./runtime.ts";
+ * import { memoryIo } from "./io.ts";
+ * const aborted = await withInterrupt(memoryIo(), (signal) => Promise.resolve(signal.aborted));
+ * console.assert(!aborted);
+ * ```
+ */
 export async function withInterrupt<T>(
   io: Io,
   work: (signal: AbortSignal) => Promise<T>,
 ): Promise<T> {
   const controller = new AbortController();
-  const onInterrupt = () => {
-    if (controller.signal.aborted) Deno.exit(130);
-    io.err(
-      "\ninterrupted: stopping the trials and removing their containers (Ctrl-C again quits at once)\n",
-    );
-    controller.abort(new Error("interrupted"));
+  const stop = (cause: string, said: string, exitCode: ExitCodeValue, note: string) => {
+    if (controller.signal.aborted) return;
+    io.err(`\n${said}: stopping the trials and removing their containers${note}\n`);
+    controller.abort(new Interrupted(cause, exitCode));
   };
-  Deno.addSignalListener("SIGINT", onInterrupt);
+  const listeners = SIGNALS.map(({ signal, said, exitCode, again }) => {
+    const listener = () => {
+      if (controller.signal.aborted) Deno.exit(exitCode);
+      stop(signal, said, exitCode, ` (${again} quits at once)`);
+    };
+    Deno.addSignalListener(signal, listener);
+    return { signal, listener };
+  });
+  const onClosed = () =>
+    stop("a closed stdout", "stdout was closed", ExitCode.interrupted, "; the run can be resumed");
+  if (io.stdoutClosed?.aborted) onClosed();
+  io.stdoutClosed?.addEventListener("abort", onClosed, { once: true });
   try {
     return await work(controller.signal);
   } finally {
-    Deno.removeSignalListener("SIGINT", onInterrupt);
+    io.stdoutClosed?.removeEventListener("abort", onClosed);
+    for (const { signal, listener } of listeners) Deno.removeSignalListener(signal, listener);
   }
 }

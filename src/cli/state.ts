@@ -6,6 +6,7 @@
 import { join } from "node:path";
 import { UsageError } from "../core/errors.ts";
 import { nearest } from "../core/suggest.ts";
+import { checkDatabaseFile } from "../store/damaged_store.ts";
 import { openStore, type Store } from "../store/store.ts";
 import type { RunRecord, SessionRecord } from "../store/run_table.ts";
 import type { OptionValues } from "./command.ts";
@@ -15,7 +16,7 @@ import type { Io } from "./io.ts";
 export const DEFAULT_HOME = ".verdict";
 
 /**
- * The state directory: `--home`, else `$VERDICT_HOME`, else `.verdict/`.
+ * The state directory: `--home`, else `$VERDICT_HOME`, else `.verdict/`. It need not exist yet.
  *
  * @example
  * ```ts
@@ -24,11 +25,32 @@ export const DEFAULT_HOME = ".verdict";
  * console.assert(resolveHome({}, memoryIo({ VERDICT_HOME: "/v" })) === "/v");
  * console.assert(resolveHome({ home: "h" }, memoryIo({ VERDICT_HOME: "/v" })) === "h");
  * ```
+ * @throws {UsageError} when the path names a file, or lies under one (exit 2).
  */
 export function resolveHome(values: OptionValues, io: Io): string {
   const flag = values.home;
-  if (typeof flag === "string" && flag !== "") return flag;
-  return io.env("VERDICT_HOME") || DEFAULT_HOME;
+  if (typeof flag === "string" && flag !== "") return requireFolder(flag, "--home");
+  const env = io.env("VERDICT_HOME");
+  if (env) return requireFolder(env, "VERDICT_HOME");
+  return requireFolder(DEFAULT_HOME, "the default state directory");
+}
+
+function requireFolder(home: string, source: string): string {
+  let isFile: boolean;
+  try {
+    isFile = !Deno.statSync(home).isDirectory;
+  } catch (error) {
+    // Missing is fine (the folder is made when needed); a refused read is reported by the path
+    // access check, which names the permission.
+    if (!(error instanceof Deno.errors.NotADirectory)) return home;
+    isFile = true;
+  }
+  if (!isFile) return home;
+  throw new UsageError(
+    `${source} ${home} is not a folder (it names a file, or lies under one): the state ` +
+      `directory must be a folder; point --home (or VERDICT_HOME) at a folder, which is created ` +
+      `if missing, or move the file away`,
+  );
 }
 
 /** The database file under a state directory. */
@@ -40,9 +62,11 @@ export function databasePath(home: string): string {
  * Opens the database of a state directory that must already exist (for commands that read runs).
  *
  * @throws {UsageError} naming the directory when there is no database there.
+ * @throws {DamagedStoreError} when the database is damaged, or missing beside run folders (exit 1).
  */
 export function openExistingStore(home: string): Store {
   const path = databasePath(home);
+  checkDatabaseFile(path);
   try {
     Deno.statSync(path);
   } catch (error) {

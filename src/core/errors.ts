@@ -17,6 +17,8 @@ export const ExitCode = {
   infrastructure: 3,
   /** Interrupted by SIGINT. */
   interrupted: 130,
+  /** Stopped by SIGTERM (cleaned up and resumable, as after SIGINT). */
+  terminated: 143,
 } as const;
 
 /** One of the values of {@linkcode ExitCode}. */

@@ -4,10 +4,13 @@
  * @module
  */
 import { InputError } from "./errors.ts";
+import { escapedTarget } from "./link_target.ts";
 
 /**
- * Reads a user-named text file. A missing path or a folder is an {@linkcode InputError} (exit 2)
- * that names the file and says what it was meant to be.
+ * Reads a user-named text file. A missing path, a folder, or a symlink that leads where Verdict may
+ * not read (Deno checks the path as written, so the link would otherwise be followed out of the
+ * permitted tree) is an {@linkcode InputError} (exit 2) that names the file and says what it was
+ * meant to be.
  *
  * @param path The path as the user gave it.
  * @param what What the file is, for the message: `"gate"` gives "the gate file does not exist".
@@ -25,6 +28,15 @@ export async function readInputFile(
   what: string,
   fix = "check the path",
 ): Promise<string> {
+  const target = readableTarget(path, what);
+  if (target !== undefined) {
+    throw new InputError({
+      file: path,
+      field: "",
+      problem: `the ${what} file is a symlink that leads to ${target}, where Verdict may not read`,
+      fix: `give the ${what} file itself, inside the folder Verdict is run from`,
+    });
+  }
   try {
     return await Deno.readTextFile(path);
   } catch (error) {
@@ -45,5 +57,19 @@ export async function readInputFile(
       });
     }
     throw error;
+  }
+}
+
+function readableTarget(path: string, what: string): string | undefined {
+  try {
+    return escapedTarget(path, "read");
+  } catch (error) {
+    if (!(error instanceof Deno.errors.FilesystemLoop)) throw error;
+    throw new InputError({
+      file: path,
+      field: "",
+      problem: `the ${what} file's symlinks form a loop`,
+      fix: `give the ${what} file itself`,
+    });
   }
 }

@@ -113,30 +113,87 @@ export function schemaProblems(
 
 function describe(issue: z.core.$ZodIssue): { problem: string; fix: string } {
   switch (issue.code) {
-    case "invalid_type":
-      return issue.input === undefined
-        ? { problem: "is missing", fix: `add it (a ${issue.expected})` }
-        : {
-          problem: `expected a ${issue.expected}, got ${describeValue(issue.input)}`,
-          fix: `write a ${issue.expected} here`,
+    case "invalid_type": {
+      const expected = typeName(issue.expected);
+      if (typeof issue.input === "number" && !Number.isFinite(issue.input)) {
+        return {
+          problem: `expected ${expected}, got ${describeValue(issue.input)}`,
+          fix: `write a finite number here`,
         };
-    case "invalid_value":
-      return {
-        problem: `${describeValue(issue.input)} is not allowed`,
-        fix: `use one of: ${issue.values.map((value) => String(value)).join(", ")}`,
+      }
+      return issue.input === undefined ? { problem: "is missing", fix: `add it (${expected})` } : {
+        problem: `expected ${expected}, got ${describeValue(issue.input)}`,
+        fix: `write ${expected} here`,
       };
+    }
+    case "invalid_value": {
+      const allowed = issue.values.map((value) => String(value)).join(", ");
+      return issue.input === undefined
+        ? { problem: "is missing", fix: `add it, one of: ${allowed}` }
+        : {
+          problem: `${describeValue(issue.input)} is not allowed`,
+          fix: `use one of: ${allowed}`,
+        };
+    }
     case "too_small":
-      return { problem: issue.message, fix: `use a value of at least ${issue.minimum}` };
     case "too_big":
-      return { problem: issue.message, fix: `use a value of at most ${issue.maximum}` };
+      return describeBound(issue);
+    case "custom": {
+      const fix = (issue.params as { fix?: unknown } | undefined)?.fix;
+      return { problem: issue.message, fix: typeof fix === "string" ? fix : "correct the value" };
+    }
     default:
       return { problem: issue.message, fix: "correct the value" };
   }
 }
 
+function describeBound(
+  issue: z.core.$ZodIssueTooSmall | z.core.$ZodIssueTooBig,
+): { problem: string; fix: string } {
+  const small = issue.code === "too_small";
+  const bound = Number(small ? issue.minimum : issue.maximum);
+  const inclusive = issue.inclusive !== false;
+  if (issue.origin === "string" || issue.origin === "array") {
+    const unit = issue.origin === "string" ? "character" : "item";
+    const count = `${bound} ${unit}${bound === 1 ? "" : "s"}`;
+    const limit = small
+      ? (inclusive ? "at least" : "more than")
+      : (inclusive ? "at most" : "fewer than");
+    return bound === 1 && small && inclusive
+      ? { problem: "must not be empty", fix: `give at least one ${unit}` }
+      : { problem: `must have ${limit} ${count}`, fix: `give ${limit} ${count}` };
+  }
+  const limit = small ? (inclusive ? "at least" : "above") : (inclusive ? "at most" : "below");
+  const got = issue.input === undefined ? "" : `, got ${describeValue(issue.input)}`;
+  return {
+    problem: `must be ${limit} ${bound}${got}`,
+    fix: `use a value ${inclusive ? "of " : ""}${limit} ${bound}`,
+  };
+}
+
+function typeName(expected: string): string {
+  switch (expected) {
+    case "int":
+      return "a whole number";
+    case "object":
+      return "a mapping";
+    case "array":
+      return "a list";
+    case "boolean":
+      return "true or false";
+    default:
+      return `a ${expected}`;
+  }
+}
+
 function describeValue(value: unknown): string {
   if (value === null) return "null";
+  if (value === undefined) return "nothing";
   if (Array.isArray(value)) return "a list";
   if (typeof value === "object") return "a mapping";
+  if (typeof value === "number" && Number.isNaN(value)) return "not-a-number (.nan)";
+  if (typeof value === "number" && !Number.isFinite(value)) {
+    return "a number too large to represent (infinity)";
+  }
   return `${typeof value} ${JSON.stringify(value)}`;
 }

@@ -12,7 +12,7 @@ import { UsageError } from "../core/errors.ts";
 import { readInputFile } from "../core/input_file.ts";
 import { sha256Hex } from "../core/hash.ts";
 import { ANTHROPIC_DEFAULT_BASE_URL, anthropicModel } from "../model/anthropic.ts";
-import { DEFAULT_RETRY } from "../model/_http.ts";
+import { DEFAULT_REQUEST_TIMEOUT_MS, DEFAULT_RETRY } from "../model/_http.ts";
 import type { Model } from "../model/model.ts";
 import { formatModelSpec, parseModelSpec } from "../model/model_spec.ts";
 import { OPENAI_DEFAULT_BASE_URL, openAiModel } from "../model/openai.ts";
@@ -24,6 +24,7 @@ import type { Policy } from "../policy/policy.ts";
 import { loadPolicy } from "../policy/policy_file.ts";
 import type { Task } from "../task/task.ts";
 import { BUILTIN_TOOLS } from "../tools/builtin_tools.ts";
+import { loadReplaySource } from "./replay_model.ts";
 import type { SessionDriver } from "./session_driver.ts";
 import type { CrashHook } from "./trial.ts";
 
@@ -41,12 +42,18 @@ export interface LoopChoices {
   policyFile?: string;
   /** Environment variables it may read: keys and base URLs. */
   env: (name: string) => string | undefined;
-  /** The injected clock (retry waits). */
+  /** The injected clock (retry waits, request timeouts). */
   clock: Clock;
+  /** `--request-timeout`, in ms: the longest one model request may take (default 10 minutes). */
+  requestTimeoutMs?: number;
   /** What the scripted model's crash knob does at its point (print, then die). */
   onCrash?: (point: string, step: number) => Promise<void>;
   /** Building it for replay: no model will be called, so no key is needed. */
   forReplay?: boolean;
+  /** The state directory: where `--model replay:RUN|SESSION` finds its record. */
+  home?: string;
+  /** `--repeat`: the repeats a `replay:RUN` record must cover (default 1). */
+  repeat?: number;
 }
 
 /** The assembled agent and what the run records about it. */
@@ -76,7 +83,12 @@ export async function setupLoopAgent(
   tasks: readonly Task[],
 ): Promise<LoopSetup> {
   const spec = parseModelSpec(choices.model);
-  const model = formatModelSpec(spec);
+  const replay = spec.kind === "replay"
+    ? loadReplaySource(choices.home, spec.source, tasks, choices.repeat ?? 1)
+    : undefined;
+  const model = replay?.spec ?? formatModelSpec(spec);
+  // A replay is priced as the model whose responses it replays.
+  const priced = replay?.recordedModel ?? model;
   let prices = new Map<string, Price>();
   let pricesDigest: string | null = null;
   if (choices.pricesFile !== undefined) {
@@ -84,11 +96,11 @@ export async function setupLoopAgent(
     prices = parsePrices(text, choices.pricesFile);
     pricesDigest = sha256Hex(text);
   }
-  const price: Price | null = choices.noCost ? null : prices.get(model) ??
-    (spec.kind === "scripted" ? prices.get("scripted") ?? SCRIPTED_PRICE : null);
+  const price: Price | null = choices.noCost ? null : prices.get(priced) ??
+    (parseModelSpec(priced).kind === "scripted" ? prices.get("scripted") ?? SCRIPTED_PRICE : null);
   if (price === null && !choices.noCost) {
     throw new UsageError(
-      `no price for ${model}: pass --prices FILE with an entry '${model}: { input: N, output: N, ` +
+      `no price for ${priced}: pass --prices FILE with an entry '${priced}: { input: N, output: N, ` +
         `cached_input: N }' (USD per million tokens), or --no-cost to run with the cost unknown`,
     );
   }
@@ -133,6 +145,7 @@ export async function setupLoopAgent(
         clock: choices.clock,
         rng: context.rng.stream("retry"),
         retry: DEFAULT_RETRY,
+        requestTimeoutMs: choices.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS,
         secrets: [], // each provider redacts its own key
         onRetry: (attempt: Record<string, unknown>) =>
           context.record([{ kind: "model.retry", payload: attempt }]),
@@ -144,9 +157,7 @@ export async function setupLoopAgent(
       );
     };
   } else {
-    throw new UsageError(
-      `--model ${model}: replaying with eval is not built yet; use 'verdict replay'`,
-    );
+    createModel = (context) => replay!.model(context);
   }
 
   const settings: Record<string, unknown> = {
@@ -156,6 +167,7 @@ export async function setupLoopAgent(
     prices_sha256: pricesDigest,
     cost: choices.noCost ? "unknown" : "priced",
     tools: BUILTIN_TOOLS.map((tool) => tool.schema.name),
+    ...(replay ? { replay: replay.settings } : {}),
   };
   const knob = spec.kind === "scripted" ? spec.crash : null;
   const onCrash = choices.onCrash;
@@ -205,11 +217,12 @@ export async function setupLoopAgent(
  * ```
  */
 export function recordedChoices(
-  config: { model?: string | null; settings?: Record<string, unknown> | null },
-): Pick<LoopChoices, "model" | "baseUrl" | "pricesFile" | "noCost" | "policyFile"> {
+  config: { model?: string | null; settings?: Record<string, unknown> | null; repeat?: number },
+): Pick<LoopChoices, "model" | "baseUrl" | "pricesFile" | "noCost" | "policyFile" | "repeat"> {
   const settings = config.settings ?? {};
   return {
     model: config.model ?? "scripted",
+    repeat: config.repeat,
     baseUrl: (settings.base_url as string | null) ?? undefined,
     pricesFile: (settings.prices_file as string | null) ?? undefined,
     noCost: settings.cost === "unknown",

@@ -31,8 +31,11 @@ export interface SessionReplay {
   task: string;
   /** Its repeat. */
   repeat: number;
-  /** `identical`, `diverged`, or `skipped` (not a loop session, or never reached the agent). */
-  status: "identical" | "diverged" | "skipped";
+  /**
+   * `identical`, `diverged`, `unfinished` (no verdict yet: resume it first), or `skipped` (not a
+   * loop session, or never reached the agent).
+   */
+  status: "identical" | "diverged" | "unfinished" | "skipped";
   /** Model steps re-driven. */
   steps: number;
   /** For `diverged`: the step where it did. */
@@ -41,7 +44,7 @@ export interface SessionReplay {
   reason?: string;
   /** For `diverged` on a request: the first differing field. */
   difference?: Difference;
-  /** For `skipped`: why. */
+  /** For `skipped` and `unfinished`: why. */
   note?: string;
 }
 
@@ -112,16 +115,16 @@ async function replaySession(
 ): Promise<SessionReplay> {
   const base = { session: session.id, task: session.task, repeat: session.repeat, steps: 0 };
   const config = run.config as unknown as RunConfig & { task_dirs?: Record<string, string> };
-  const events = deps.store.events.read(session.id);
-  if (config.agent !== "loop") {
-    return { ...base, status: "skipped", note: `the ${config.agent} agent has no model to replay` };
-  }
   if (session.status !== "finished") {
     return {
       ...base,
-      status: "skipped",
-      note: "the session is unfinished: resume the run, then replay it",
+      status: "unfinished",
+      note: `it has no verdict yet: run 'verdict resume ${run.id}', then replay it`,
     };
+  }
+  const events = deps.store.events.read(session.id);
+  if (config.agent !== "loop") {
+    return { ...base, status: "skipped", note: `the ${config.agent} agent has no model to replay` };
   }
   if (!events.some((event) => event.kind === "loop.started")) {
     return { ...base, status: "skipped", note: "the session never reached the agent" };
@@ -193,8 +196,21 @@ async function replaySession(
   }
 }
 
-/** The recorded request of a step, rebuilt from its parts, compared with the replayed one. */
-function requestDifference(
+/**
+ * The recorded request of a step, rebuilt from its parts, compared with the replayed one (also
+ * used by `--model replay:`, see `replay_model.ts`).
+ *
+ * @example
+ * ```ts
+ * import { openStore } from "../store/store.ts";
+ * import { requestDifference } from "./replay.ts";
+ * const store = openStore(":memory:");
+ * const request = { system: "s", messages: [], tools: [], maxOutputTokens: 5 };
+ * console.assert(requestDifference(store, [], 1, request) === undefined); // no such step recorded
+ * store.close();
+ * ```
+ */
+export function requestDifference(
   store: Store,
   events: StoredEvent[],
   step: number,

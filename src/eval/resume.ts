@@ -28,8 +28,9 @@ import type { Store } from "../store/store.ts";
 import { loadSuite, selectTasks } from "../task/load_suite.ts";
 import type { Task } from "../task/task.ts";
 import type { LoopSetup } from "./loop_setup.ts";
-import { type EvalDeps, type EvalOutcome, runPool } from "./run_eval.ts";
+import { type EvalDeps, type EvalOutcome, removeRunContainers, runPool } from "./run_eval.ts";
 import { tryLockRun } from "./run_lock.ts";
+import { OWNER_LABEL, stateOwner } from "./run_owner.ts";
 import { agentEvents, sessionDriver } from "./session_driver.ts";
 import { stageTask } from "./staged_task.ts";
 import { outcomeFromPayload, type ResumePoint, type TrialPlan } from "./trial.ts";
@@ -43,7 +44,7 @@ export interface ResumeChoices {
 }
 
 /** What `resume` needs besides the run. */
-export interface ResumeDeps extends Omit<EvalDeps, "agent" | "store"> {
+export interface ResumeDeps extends Omit<EvalDeps, "agent" | "store" | "waiveModelOnly"> {
   /** The state database, open. */
   store: Store;
   /** The state directory. */
@@ -74,6 +75,8 @@ export interface RunConfig {
   suite_digest: string;
   /** The harness version that made the run. */
   harness_version: string;
+  /** Whether model-only requirements were waived (`tasks check`); absent in older records. */
+  waive_model_only?: boolean;
 }
 
 /**
@@ -91,6 +94,7 @@ export async function resumeRun(
   const config = run.config as unknown as RunConfig;
   const runDir = join(deps.home, "runs", run.id);
   await Deno.mkdir(runDir, { recursive: true });
+  const owner = stateOwner(deps.home);
   const lock = tryLockRun(runDir);
   if (lock === undefined) {
     throw new UsageError(
@@ -147,7 +151,10 @@ export async function resumeRun(
     deps.progress.runStarted(store.runs.get(run.id)!, plans.length, []);
     // What the dead process left, in one inventory: containers by session. Only an unfinished
     // trial's may be of use; the rest (image builders, finished trials') go at once.
-    const leftovers = await findLabelled(deps.docker, [`verdict.run=${run.id}`], [
+    const leftovers = await findLabelled(deps.docker, [
+      `verdict.run=${run.id}`,
+      `${OWNER_LABEL}=${owner}`,
+    ], [
       "verdict.session",
       "verdict.role",
     ]);
@@ -165,19 +172,33 @@ export async function resumeRun(
         await removeContainers(deps.docker, ids(left));
         return undefined; // never started: run it from the beginning
       }
-      return await resumePoint(plan, events, deps, setup, agent, left);
+      return await resumePoint(plan, events, { ...deps, owner }, setup, agent, left);
     };
     const interrupted = await runPool(
       plans,
-      { seed: config.seed, concurrency: config.concurrency },
-      { ...deps, agent, crash: setup?.crash, store },
+      { seed: config.seed, concurrency: config.concurrency, owner },
+      {
+        ...deps,
+        agent,
+        crash: setup?.crash,
+        store,
+        // Grade as the run was graded before it was interrupted.
+        waiveModelOnly: config.waive_model_only === true,
+      },
       store,
       resumeFor,
     );
+    if (interrupted) await removeRunContainers(deps.docker, run.id, owner).catch(() => undefined);
     store.runs.setStatus(run.id, interrupted ? "interrupted" : "finished");
     const finished = store.runs.get(run.id)!;
     const results = await writeRunReports(store, finished, runDir);
-    return { run: finished, results, interrupted, runDir };
+    return {
+      run: finished,
+      results,
+      interrupted,
+      interruption: interrupted ? deps.signal.reason : undefined,
+      runDir,
+    };
   } finally {
     lock.release();
   }
@@ -201,7 +222,7 @@ function differencesFromRecord(config: RunConfig, choices: ResumeChoices): strin
 async function resumePoint(
   plan: TrialPlan,
   events: StoredEvent[],
-  deps: ResumeDeps,
+  deps: ResumeDeps & { owner: string },
   setup: LoopSetup | undefined,
   agent: Agent,
   leftovers: LabelledContainer[],
@@ -259,7 +280,7 @@ async function resumePoint(
 /** The trial's agent container, if it survived: reused as it is; the others are removed. */
 async function survivingAgentContainer(
   plan: TrialPlan,
-  deps: ResumeDeps,
+  deps: ResumeDeps & { owner: string },
   found: LabelledContainer[],
   running: boolean,
 ): Promise<Container | null> {
@@ -273,7 +294,12 @@ async function survivingAgentContainer(
     image: manifest.image,
     workdir: manifest.workdir,
     network: manifest.network,
-    labels: { "verdict.run": plan.run, "verdict.session": plan.session, "verdict.role": "agent" },
+    labels: {
+      "verdict.run": plan.run,
+      [OWNER_LABEL]: deps.owner,
+      "verdict.session": plan.session,
+      "verdict.role": "agent",
+    },
     user: AGENT_USER,
   });
   return container;

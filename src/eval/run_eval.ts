@@ -2,7 +2,9 @@
  * `verdict eval`: trials = tasks × repeats, at most `concurrency` at once, each in its own
  * containers; results in the store and in `runs/<id>/results.json` and `report.md`. An interrupt
  * stops new trials, kills the running ones, removes the run's containers and keeps every finished
- * trial.
+ * trial. Every container carries the state folder's owner label (`run_owner.ts`), and every sweep
+ * selects by it: another state folder's containers are never touched, even of a run with the same
+ * id.
  *
  * @module
  */
@@ -14,7 +16,7 @@ import { SplitMix64 } from "../core/rng.ts";
 import { VERSION } from "../core/version.ts";
 import type { Results, TrialRecord } from "../report/results.ts";
 import { writeRunReports } from "../report/run_reports.ts";
-import { missingImageMessage, removeLabelled } from "../sandbox/container.ts";
+import { findLabelled, missingImageMessage, removeContainers } from "../sandbox/container.ts";
 import { storeSnapshot } from "../sandbox/snapshot.ts";
 import type { Docker } from "../sandbox/docker.ts";
 import { DerivedImages } from "../sandbox/derived_image.ts";
@@ -22,8 +24,10 @@ import type { RunRecord } from "../store/run_table.ts";
 import { openStore, type Store } from "../store/store.ts";
 import type { Suite } from "../task/load_suite.ts";
 import type { Task } from "../task/task.ts";
-import { type Experiment, nextRunId, sessionId } from "./run_identity.ts";
-import { removeLeftovers, tryLockRun } from "./run_lock.ts";
+import { requireSolutions } from "./oracle_solutions.ts";
+import { claimRunId, type Experiment, sessionId } from "./run_identity.ts";
+import { removeLeftovers } from "./run_lock.ts";
+import { OWNER_LABEL, stateOwner } from "./run_owner.ts";
 import { stageTask } from "./staged_task.ts";
 import {
   type CrashHook,
@@ -93,6 +97,8 @@ export interface EvalOutcome {
   results: Results;
   /** Whether an interrupt stopped it. */
   interrupted: boolean;
+  /** What stopped it: the interrupt signal's reason; undefined when it was not interrupted. */
+  interruption?: unknown;
   /** The run folder. */
   runDir: string;
 }
@@ -100,16 +106,20 @@ export interface EvalOutcome {
 /**
  * Runs an evaluation.
  *
+ * @throws {UsageError} when the oracle agent is asked to run a task with no solution (exit 2).
  * @throws {InfrastructureError} when no engine answers or an image is missing (exit 3).
  */
 export async function runEval(request: EvalRequest, deps: EvalDeps): Promise<EvalOutcome> {
   const { suite, tasks } = request;
+  if (deps.agent.name === "oracle") requireSolutions(tasks);
   await deps.docker.ping(deps.signal);
   await requireImages(deps.docker, tasks, deps.signal);
 
-  await Deno.mkdir(join(request.home, "runs"), { recursive: true });
+  const runsDir = join(request.home, "runs");
+  await Deno.mkdir(runsDir, { recursive: true });
   const store = deps.store ?? openStore(join(request.home, "verdict.db"));
   try {
+    const owner = stateOwner(request.home);
     const experiment: Experiment = {
       suite_digest: suite.digest,
       tasks: tasks.map((task) => task.id),
@@ -120,15 +130,15 @@ export async function runEval(request: EvalRequest, deps: EvalDeps): Promise<Eva
       seed: request.seed,
       harness_version: VERSION,
     };
-    const { id, attempt } = nextRunId(store, experiment);
-    const runDir = join(request.home, "runs", id);
-    await Deno.mkdir(runDir, { recursive: true });
-    const lock = tryLockRun(runDir)!;
+    const { id, attempt, lock } = await claimRunId(store, experiment, runsDir);
+    const runDir = join(runsDir, id);
     try {
       const config = {
         ...experiment,
         attempt,
         concurrency: request.concurrency,
+        // Grading waives model-only requirements (tasks check): `resume` must grade the same way.
+        ...(deps.waiveModelOnly ? { waive_model_only: true } : {}),
         paths: request.paths,
         task_dirs: Object.fromEntries(tasks.map((task) => [task.id, task.dir])),
         categories: Object.fromEntries(tasks.map((task) => [task.id, task.manifest.category])),
@@ -144,15 +154,21 @@ export async function runEval(request: EvalRequest, deps: EvalDeps): Promise<Eva
           })
         );
       });
-      const cleanedUp = await removeLeftovers(deps.docker, join(request.home, "runs"));
+      const cleanedUp = await removeLeftovers(deps.docker, runsDir, owner);
       deps.progress.runStarted(store.runs.get(id)!, plans.length, cleanedUp);
 
-      const interrupted = await runPool(plans, request, deps, store);
-      if (interrupted) await removeLabelled(deps.docker, `verdict.run=${id}`).catch(() => 0);
+      const interrupted = await runPool(plans, { ...request, owner }, deps, store);
+      if (interrupted) await removeRunContainers(deps.docker, id, owner).catch(() => undefined);
       store.runs.setStatus(id, interrupted ? "interrupted" : "finished");
       const run = store.runs.get(id)!;
       const results = await writeRunReports(store, run, runDir);
-      return { run, results, interrupted, runDir };
+      return {
+        run,
+        results,
+        interrupted,
+        interruption: interrupted ? deps.signal.reason : undefined,
+        runDir,
+      };
     } finally {
       lock.release();
     }
@@ -162,12 +178,45 @@ export async function runEval(request: EvalRequest, deps: EvalDeps): Promise<Eva
 }
 
 /**
+ * Removes the containers of one run of one state folder: with the run's lock held, they are this
+ * process's (or ones a killed holder of the run left).
+ *
+ * @example
+ * ```ts
+ * import { Docker } from "../sandbox/docker.ts";
+ * import { removeRunContainers } from "./run_eval.ts";
+ * await removeRunContainers(new Docker({ PATH: "/usr/bin:/bin" }), "abc123", "0123456789abcdef");
+ * ```
+ */
+export async function removeRunContainers(
+  docker: Docker,
+  run: string,
+  owner: string,
+): Promise<void> {
+  const found = await findLabelled(docker, [`verdict.run=${run}`, `${OWNER_LABEL}=${owner}`]);
+  await removeContainers(docker, found.map(({ id }) => id));
+}
+
+/** How `runPool` runs trials. */
+export interface PoolSettings {
+  /** The run's seed. */
+  seed: number;
+  /** Trials at once. */
+  concurrency: number;
+  /** The state folder's owner label value, put on every container. */
+  owner: string;
+}
+
+/**
  * Runs trials, at most `concurrency` at once; `resumeFor` tells where an interrupted one picks
- * up. Returns whether an interrupt stopped the run.
+ * up. Returns whether an interrupt stopped the run. When one trial fails beyond a verdict (the
+ * store, the resume hook, the progress display), the others are stopped and waited for, their
+ * containers removed, and then the failure is thrown: nothing of the run keeps going after the
+ * caller releases its lock.
  */
 export async function runPool(
   plans: TrialPlan[],
-  settings: { seed: number; concurrency: number },
+  settings: PoolSettings,
   deps: EvalDeps,
   store: Store,
   resumeFor?: (plan: TrialPlan) => Promise<ResumePoint | undefined>,
@@ -176,6 +225,9 @@ export async function runPool(
   let next = 0;
   let done = 0;
   let interrupted = false;
+  let failure: { error: unknown } | undefined;
+  const failed = new AbortController();
+  const signal = AbortSignal.any([deps.signal, failed.signal]);
   const cleanups: Promise<void>[] = [];
   // Every trial starts from its task's initial snapshot, and a resumed one may be restored from it.
   for (const staged of new Set(plans.map((plan) => plan.staged))) {
@@ -183,10 +235,11 @@ export async function runPool(
   }
   const images = new DerivedImages(deps.docker, {
     "verdict.run": plans[0]?.run ?? "",
+    [OWNER_LABEL]: settings.owner,
     "verdict.role": "derived-image",
   });
   const worker = async () => {
-    while (next < plans.length && !deps.signal.aborted) {
+    while (next < plans.length && !signal.aborted) {
       const plan = plans[next++];
       try {
         const resume = await resumeFor?.(plan);
@@ -197,7 +250,8 @@ export async function runPool(
           clock: deps.clock,
           rng: rng.stream(`trial/${plan.staged.task.id}/${plan.repeat}`),
           agent: deps.agent,
-          signal: deps.signal,
+          signal,
+          owner: settings.owner,
           waiveModelOnly: deps.waiveModelOnly,
           crash: deps.crash,
         }, resume);
@@ -205,7 +259,10 @@ export async function runPool(
         deps.progress.trialFinished(record, ++done, plans.length);
       } catch (error) {
         if (error instanceof TrialInterrupted) interrupted = true;
-        else throw error;
+        else if (failure === undefined) {
+          failure = { error };
+          failed.abort(error);
+        }
       }
     }
   };
@@ -213,11 +270,9 @@ export async function runPool(
     { length: Math.max(1, Math.min(settings.concurrency, plans.length)) },
     worker,
   );
-  try {
-    await Promise.all(workers);
-  } finally {
-    await Promise.all(cleanups);
-  }
+  await Promise.all(workers); // a worker never rejects: its failure is kept in `failure`
+  await Promise.all(cleanups);
+  if (failure !== undefined) throw failure.error;
   return interrupted || deps.signal.aborted;
 }
 

@@ -5,8 +5,10 @@
  *
  * @module
  */
+import { join } from "node:path";
 import { deriveId } from "../core/ids.ts";
 import type { Store } from "../store/store.ts";
+import { type RunLock, tryLockRun } from "./run_lock.ts";
 
 /** What defines an experiment. */
 export interface Experiment {
@@ -45,15 +47,56 @@ export function experimentId(experiment: Experiment): string {
   return deriveId("verdict.run/1", experiment);
 }
 
+/** A run id taken for a new record, with its run folder made and locked. */
+export interface ClaimedRunId {
+  /** The run id. */
+  id: string;
+  /** 1 for the base id, n for `<id>-n`. */
+  attempt: number;
+  /** The lock of `runs/<id>`, held until the run ends. */
+  lock: RunLock;
+}
+
 /**
- * The id a new record of this experiment gets in a store: the base id if free, else the first
- * free attempt suffix.
+ * Takes the id a new record of this experiment gets in a store: the base id if free, else the
+ * first free attempt suffix. Choosing the id and locking its run folder are one step: an id is
+ * taken only under its folder's lock and only while no record has it, so two processes starting
+ * the same experiment in one state folder at once get two attempts, never one shared run.
+ *
+ * @example
+ * ```ts
+ * import { claimRunId } from "./run_identity.ts";
+ * import { openStore } from "../store/store.ts";
+ * const store = openStore(":memory:");
+ * const experiment = {
+ *   suite_digest: "d", tasks: ["a"], repeat: 1, agent: "nop", model: null, settings: null, seed: 0,
+ *   harness_version: "0.1.0",
+ * };
+ * const { id, lock } = await claimRunId(store, experiment, ".verdict/runs");
+ * console.log(id);
+ * lock.release();
+ * ```
  */
-export function nextRunId(store: Store, experiment: Experiment): { id: string; attempt: number } {
+export async function claimRunId(
+  store: Store,
+  experiment: Experiment,
+  runsDir: string,
+): Promise<ClaimedRunId> {
   const base = experimentId(experiment);
   for (let attempt = 1;; attempt++) {
     const id = attempt === 1 ? base : `${base}-${attempt}`;
-    if (store.runs.get(id) === undefined) return { id, attempt };
+    if (store.runs.get(id) !== undefined) continue;
+    const runDir = join(runsDir, id);
+    await Deno.mkdir(runDir, { recursive: true });
+    const lock = tryLockRun(runDir);
+    // Held: another process is making this record (or sweeping this folder); take the next.
+    if (lock === undefined) continue;
+    // Made and finished by another process between the look and the lock.
+    if (store.runs.get(id) !== undefined) {
+      lock.release();
+      continue;
+    }
+    return { id, attempt, lock };
   }
 }
 

@@ -1,13 +1,16 @@
 /**
  * `verdict tasks check`: every manifest validates; per task the oracle passes, and the nop agent
  * (the untouched workspace) fails, with the success script itself failing, not just a
- * requirement. Requirements that only a model-driven run can meet are reported as such.
+ * requirement. Requirements that only a model-driven run can meet are reported as such. A task
+ * with no reference solution is left out of the oracle run and reported as a problem.
  *
  * @module
  */
 import { oracleAgent } from "../agent/oracle.ts";
 import { nopAgent } from "../agent/nop.ts";
 import type { TrialRecord } from "../report/results.ts";
+import type { Task } from "../task/task.ts";
+import { noSolutionMessage } from "./oracle_solutions.ts";
 import { type EvalDeps, type EvalRequest, runEval } from "./run_eval.ts";
 
 /** One task's check. */
@@ -32,6 +35,8 @@ export interface TasksCheckOutcome {
   runs: string[];
   /** Whether an interrupt stopped it. */
   interrupted: boolean;
+  /** What stopped it: the interrupt signal's reason; undefined when it was not interrupted. */
+  interruption?: unknown;
 }
 
 /**
@@ -43,27 +48,37 @@ export async function checkTasks(
   deps: Omit<EvalDeps, "agent" | "waiveModelOnly">,
 ): Promise<TasksCheckOutcome> {
   const base = { ...request, model: null, settings: null, repeat: 1 };
-  const oracle = await runEval({ ...base, agent: "oracle (tasks check)" }, {
-    ...deps,
-    agent: oracleAgent,
-    waiveModelOnly: true,
-  });
-  if (oracle.interrupted) return { tasks: [], runs: [oracle.run.id], interrupted: true };
+  const solved = request.tasks.filter((task) => task.hasSolution);
+  const oracle = solved.length === 0 ? undefined : await runEval(
+    { ...base, tasks: solved, agent: "oracle (tasks check)" },
+    { ...deps, agent: oracleAgent, waiveModelOnly: true },
+  );
+  if (oracle?.interrupted) {
+    return {
+      tasks: [],
+      runs: [oracle.run.id],
+      interrupted: true,
+      interruption: oracle.interruption,
+    };
+  }
   const nop = await runEval({ ...base, agent: "nop (tasks check)" }, { ...deps, agent: nopAgent });
   const byTask = (trials: TrialRecord[]) => new Map(trials.map((trial) => [trial.task, trial]));
-  const oracleTrials = byTask(oracle.results.trials);
+  const oracleTrials = byTask(oracle?.results.trials ?? []);
   const nopTrials = byTask(nop.results.trials);
-  const ids = [...new Set([...oracleTrials.keys(), ...nopTrials.keys()])].sort();
   return {
-    tasks: ids.map((task) => judge(task, oracleTrials.get(task), nopTrials.get(task))),
-    runs: [oracle.run.id, nop.run.id],
+    tasks: [...request.tasks].sort((a, b) => a.id < b.id ? -1 : a.id > b.id ? 1 : 0)
+      .filter((task) => oracleTrials.has(task.id) || nopTrials.has(task.id) || !task.hasSolution)
+      .map((task) => judge(task, oracleTrials.get(task.id), nopTrials.get(task.id))),
+    runs: [...(oracle ? [oracle.run.id] : []), nop.run.id],
     interrupted: nop.interrupted,
+    interruption: nop.interruption,
   };
 }
 
-function judge(task: string, oracle?: TrialRecord, nop?: TrialRecord): TaskCheck {
+function judge(task: Task, oracle?: TrialRecord, nop?: TrialRecord): TaskCheck {
   const problems: string[] = [];
-  if (oracle === undefined) problems.push("the oracle trial did not finish");
+  if (!task.hasSolution) problems.push(noSolutionMessage(task.dir));
+  else if (oracle === undefined) problems.push("the oracle trial did not finish");
   else if (oracle.verdict !== "pass") problems.push(`the oracle fails: ${oracle.reason}`);
   if (nop === undefined) problems.push("the nop trial did not finish");
   else if (nop.verdict === "pass") {
@@ -78,5 +93,5 @@ function judge(task: string, oracle?: TrialRecord, nop?: TrialRecord): TaskCheck
   const modelOnly = (oracle?.requirements ?? [])
     .filter((requirement) => !requirement.passed && requirement.model_only)
     .map((requirement) => requirement.kind);
-  return { task, oracle, nop, modelOnly, problems };
+  return { task: task.id, oracle, nop, modelOnly, problems };
 }

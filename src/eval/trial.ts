@@ -31,6 +31,7 @@ import { NonUtf8NameError, packTar } from "../sandbox/tar.ts";
 import type { NewEvent } from "../store/event_log.ts";
 import { chainedSummary, VERDICT_EVENT } from "../store/run_table.ts";
 import type { Store } from "../store/store.ts";
+import { OWNER_LABEL } from "./run_owner.ts";
 import type { StagedTask } from "./staged_task.ts";
 
 /** Which trial to run. */
@@ -67,6 +68,8 @@ export interface TrialDeps {
   agent: Agent;
   /** Aborts when the run is interrupted. */
   signal: AbortSignal;
+  /** The state folder's owner label value (`run_owner.ts`), put on every container. */
+  owner: string;
   /** Report requirements only a model can meet without failing on them (tasks check). */
   waiveModelOnly?: boolean;
   /** Fault injection (the scripted model's crash knob). */
@@ -148,6 +151,7 @@ export async function runTrial(
   store.runs.setSessionStatus(plan.session, "running");
   const labels = (role: string) => ({
     "verdict.run": plan.run,
+    [OWNER_LABEL]: deps.owner,
     "verdict.session": plan.session,
     "verdict.role": role,
   });
@@ -218,14 +222,15 @@ export async function runTrial(
     }
     // The grader starts while the agent works (it sees nothing until grading); starting both at
     // once would slow the agent's start, which is on every trial's critical path.
-    const graderStarting = start(
-      "grader",
-      AGENT_USER,
-      deps.images.imageFor(manifest.image, plan.staged.graderTar, {
-        emptyFolder: manifest.workdir,
-        signal: deps.signal,
-      }),
-    );
+    const graderImage = deps.images.imageFor(manifest.image, plan.staged.graderTar, {
+      emptyFolder: manifest.workdir,
+      signal: deps.signal,
+    });
+    const graderStarting = start("grader", AGENT_USER, graderImage);
+    // The canary gets a fresh grader of its own: nothing the success script leaves reaches it.
+    const canaryGraderStarting = manifest.success.canary
+      ? start("grader", AGENT_USER, graderImage)
+      : undefined;
 
     if (resume === undefined) {
       record([{
@@ -271,6 +276,7 @@ export async function runTrial(
     }
 
     const grader = await graderStarting;
+    const canaryGrader = await canaryGraderStarting;
     await deps.crash?.("grading", 0, resume !== undefined);
     const graded = await grade({
       task,
@@ -280,6 +286,7 @@ export async function runTrial(
       counters: outcome!.counters,
       tests: plan.staged.tests,
       grader,
+      canaryGrader,
       waiveModelOnly: deps.waiveModelOnly,
       signal: deps.signal,
     });

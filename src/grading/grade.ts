@@ -5,6 +5,10 @@
  * guarding the test machinery; then the requirements. Pass = script exit 0 AND every check AND
  * every requirement.
  *
+ * The success script and the canary each run in a fresh grader of their own, at the same time,
+ * staged the same way and with the same environment ({@linkcode GRADER_ENV}), so nothing one of
+ * them leaves behind reaches the other. Bytecode caches the agent left are not staged.
+ *
  * @module
  */
 import { InfrastructureError } from "../core/errors.ts";
@@ -71,6 +75,11 @@ export interface GradeInput {
   tests: readonly TreeEntry[];
   /** A fresh container from {@linkcode graderImageTar}'s image; nothing has run in it yet. */
   grader: Container;
+  /**
+   * Another such container, for the canary: required when the task has one, so that the two
+   * scripts share nothing.
+   */
+  canaryGrader?: Container;
   /** Requirements only a model-driven run can meet are reported but do not fail the grade. */
   waiveModelOnly?: boolean;
   /** Stops grading. */
@@ -116,18 +125,17 @@ export async function grade(input: GradeInput): Promise<Grade> {
     };
   }
 
+  if (canaryName && !input.canaryGrader) {
+    throw new Error("grading a task with a canary needs a second grader container");
+  }
   const timeoutMs = task.manifest.success.timeout_s * 1000;
-  const staging = await stage(input.grader, blobs, input.final, task.manifest.workdir);
-  const success = await runScript(
-    input.grader,
-    task.manifest.success.script,
-    timeoutMs,
-    input.signal,
-    staging,
+  const staging = staged(blobs, input.final, task.manifest.workdir);
+  const [success, canary] = await settleBoth(
+    stageAndRun(input.grader, staging, task.manifest.success.script, timeoutMs, input.signal),
+    canaryName
+      ? stageAndRun(input.canaryGrader!, staging, canaryName, timeoutMs, input.signal)
+      : Promise.resolve(null),
   );
-  const canary = canaryName
-    ? await runScript(input.grader, canaryName, timeoutMs, input.signal)
-    : null;
   return {
     ...base,
     success,
@@ -206,13 +214,55 @@ function posixParent(path: string): string {
   return path.slice(0, path.lastIndexOf("/"));
 }
 
-/** How the sealed workspace reaches the grader in the script's own exec: a tar for its stdin. */
-interface Staging {
-  tar: Uint8Array;
-  script: string;
-  /** Time for unpacking, on top of the script's `success.timeout_s`. */
-  allowanceMs: number;
+/**
+ * The environment of every grading script, success and canary alike. The working folder never
+ * comes first on Python's `sys.path` (`python -m pytest` would otherwise run a `pytest` package
+ * the agent left there), user site-packages are not read, no bytecode is written, and bytecode is
+ * read only from a folder that does not exist yet, never from a `__pycache__` in the tree; pytest
+ * loads no plugin it is not told to (it would load any `*.dist-info` with a `pytest11` entry point
+ * found on `sys.path`).
+ *
+ * @example
+ * ```ts
+ * import { GRADER_ENV } from "./grade.ts";
+ * console.assert(GRADER_ENV.PYTHONSAFEPATH === "1");
+ * ```
+ */
+export const GRADER_ENV: Readonly<Record<string, string>> = {
+  PYTHONSAFEPATH: "1",
+  PYTHONNOUSERSITE: "1",
+  PYTHONDONTWRITEBYTECODE: "1",
+  PYTHONPYCACHEPREFIX: "/tmp/verdict-pycache",
+  PYTEST_DISABLE_PLUGIN_AUTOLOAD: "1",
+};
+
+/**
+ * Whether a sealed path is a bytecode cache the grader must not get: every file sets the same
+ * staging mtime, so a `.pyc` forged with that mtime and its source's size would be taken as
+ * current while the source itself looks untouched.
+ *
+ * @example
+ * ```ts
+ * import { isBytecodeCache } from "./grade.ts";
+ * console.assert(isBytecodeCache("pkg/__pycache__/mod.cpython-311.pyc"));
+ * console.assert(!isBytecodeCache("pkg/mod.py"));
+ * ```
+ */
+export function isBytecodeCache(path: string): boolean {
+  return path.split("/").includes("__pycache__") || /\.py[co]$/.test(path);
 }
+
+/** How the sealed workspace reaches a grader, the same for both scripts. */
+type Staging =
+  /** Unpacked by the grader's own `tar` in the script's exec, from this tar on its stdin. */
+  | {
+    kind: "unpack";
+    tar: Uint8Array;
+    /** Time for unpacking, on top of the script's `success.timeout_s`. */
+    allowanceMs: number;
+  }
+  /** Copied in by the engine before the script's exec. */
+  | { kind: "copy"; tar: Uint8Array };
 
 // Unpacking runs in the script's exec: it gets its own time, so a big workspace does not eat
 // into the tests' budget (measured: about 6 s for 50,000 files, 51 MB).
@@ -227,33 +277,55 @@ const STAGED_MARK = "verdict: sealed workspace staged";
 const UNPACK = `set -e\n(umask 0 && tar -x -f -)\necho '${STAGED_MARK}'`;
 
 /**
- * Brings the sealed workspace into the grader. Usually it is unpacked by the grader's own `tar`,
- * running as the agent's user (so the files are the agent's, as in its container) in the same
- * `docker exec` as the success script: the staging returned. An unprivileged `tar` cannot give a
- * file a set-id or sticky bit, and busybox's cannot fill a folder it has already made read-only;
- * an end state with such modes is copied in by the engine first (`docker cp`, one operation more),
- * and nothing is returned.
+ * How the sealed workspace, less its bytecode caches, reaches each grader. Usually it is unpacked
+ * by the grader's own `tar`, running as the agent's user (so the files are the agent's, as in its
+ * container) in the same `docker exec` as the script. An unprivileged `tar` cannot give a file a
+ * set-id or sticky bit, and busybox's cannot fill a folder it has already made read-only; an end
+ * state with such modes is copied in by the engine first (`docker cp`, one operation more).
  */
-async function stage(
-  grader: Container,
-  blobs: BlobStore,
-  final: Snapshot,
-  workdir: string,
-): Promise<Staging | undefined> {
-  const unpackable = final.entries.every((entry) =>
+function staged(blobs: BlobStore, final: Snapshot, workdir: string): Staging {
+  const graded = { ...final, entries: final.entries.filter((e) => !isBytecodeCache(e.path)) };
+  const unpackable = graded.entries.every((entry) =>
     entry.type === "symlink" ||
     ((entry.mode & 0o7000) === 0 && (entry.type !== "dir" || (entry.mode & 0o700) === 0o700))
   );
+  const owner = { uid: 1000, gid: 1000 };
   if (!unpackable) {
     const prefix = workdir.replace(/^\/+/, "");
-    await grader.copyIn(
-      packTar(snapshotTarEntries(blobs, final, prefix), { uid: 1000, gid: 1000 }),
-      "/",
-    );
-    return undefined;
+    return { kind: "copy", tar: packTar(snapshotTarEntries(blobs, graded, prefix), owner) };
   }
-  const tar = packTar(snapshotTarEntries(blobs, final, ".").slice(1), { uid: 1000, gid: 1000 });
-  return { tar, script: UNPACK, allowanceMs: STAGING_BASE_MS + tar.length / STAGING_BYTES_PER_MS };
+  const tar = packTar(snapshotTarEntries(blobs, graded, ".").slice(1), owner);
+  return {
+    kind: "unpack",
+    tar,
+    allowanceMs: STAGING_BASE_MS + tar.length / STAGING_BYTES_PER_MS,
+  };
+}
+
+/** Stages the workspace in a fresh grader and runs one script there. */
+async function stageAndRun(
+  grader: Container,
+  staging: Staging,
+  script: string,
+  timeoutMs: number,
+  signal?: AbortSignal,
+): Promise<ScriptRun> {
+  if (staging.kind === "copy") await grader.copyIn(staging.tar, "/");
+  return await runScript(
+    grader,
+    script,
+    timeoutMs,
+    signal,
+    staging.kind === "unpack" ? staging : undefined,
+  );
+}
+
+/** Waits for both scripts, so neither is left running; then the first failure, if any, throws. */
+async function settleBoth<A, B>(first: Promise<A>, second: Promise<B>): Promise<[A, B]> {
+  const [a, b] = await Promise.allSettled([first, second]);
+  if (a.status === "rejected") throw a.reason;
+  if (b.status === "rejected") throw b.reason;
+  return [a.value, b.value];
 }
 
 async function runScript(
@@ -261,18 +333,19 @@ async function runScript(
   script: string,
   timeoutMs: number,
   signal?: AbortSignal,
-  staging?: Staging,
+  unpack?: Extract<Staging, { kind: "unpack" }>,
 ): Promise<ScriptRun> {
   const command = shellQuote(`${TESTS_PATH}/${script}`);
-  const result = await grader.exec(staging ? `${staging.script}\nexec ${command}` : command, {
+  const result = await grader.exec(unpack ? `${UNPACK}\nexec ${command}` : command, {
     user: AGENT_USER,
-    timeoutMs: timeoutMs + (staging?.allowanceMs ?? 0),
+    env: { ...GRADER_ENV },
+    timeoutMs: timeoutMs + (unpack?.allowanceMs ?? 0),
     signal,
-    stdin: staging?.tar,
+    stdin: unpack?.tar,
   });
   if (result.aborted) throw signal?.reason ?? new Error("grading aborted");
   let stdout = result.stdout;
-  if (staging) {
+  if (unpack) {
     if (!stdout.startsWith(`${STAGED_MARK}\n`)) {
       throw new InfrastructureError(
         `could not stage the sealed workspace in the grading container: ${

@@ -11,7 +11,10 @@ import { MalformedResponse } from "./model_errors.ts";
 /** The default base URL (the host root, as usual for this API). */
 export const ANTHROPIC_DEFAULT_BASE_URL = "https://api.anthropic.com";
 
-/** The API version header Verdict speaks. */
+/**
+ * The API version header Verdict speaks: the one the official TypeScript SDK sends (still
+ * `2023-06-01`; newer features come as `anthropic-beta` headers, not new versions).
+ */
 export const ANTHROPIC_VERSION = "2023-06-01";
 
 /** How to reach the Messages API. */
@@ -174,6 +177,7 @@ export function fromAnthropicResponse(body: unknown): ModelResponse {
   });
   const usage = (body as { usage?: Record<string, unknown> }).usage ?? {};
   const stop = (body as { stop_reason?: unknown }).stop_reason;
+  const cacheWrites = count(usage.cache_creation_input_tokens);
   return {
     content: text,
     toolCalls,
@@ -185,8 +189,9 @@ export function fromAnthropicResponse(body: unknown): ModelResponse {
       ? "length"
       : "stop",
     usage: {
-      input: count(usage.input_tokens) + count(usage.cache_creation_input_tokens),
+      input: count(usage.input_tokens),
       cachedInput: count(usage.cache_read_input_tokens),
+      ...(cacheWrites > 0 ? { cacheWriteInput: cacheWrites } : {}),
       output: count(usage.output_tokens),
     },
   };

@@ -49,6 +49,11 @@ export interface Usage {
   input: number;
   /** Input tokens read from the provider's cache. */
   cachedInput: number;
+  /**
+   * Input tokens written to the provider's cache (Anthropic's `cache_creation_input_tokens`),
+   * priced apart; absent when there were none, and in records made before it was counted.
+   */
+  cacheWriteInput?: number;
   /** Output tokens. */
   output: number;
 }
@@ -82,14 +87,14 @@ export interface Model {
 }
 
 /**
- * Total input tokens of a usage (cached included).
+ * Total input tokens of a usage (cache reads and writes included).
  *
  * @example
  * ```ts
  * import { totalInput } from "./model.ts";
- * console.assert(totalInput({ input: 10, cachedInput: 5, output: 1 }) === 15);
+ * console.assert(totalInput({ input: 10, cachedInput: 5, cacheWriteInput: 2, output: 1 }) === 17);
  * ```
  */
 export function totalInput(usage: Usage): number {
-  return usage.input + usage.cachedInput;
+  return usage.input + usage.cachedInput + (usage.cacheWriteInput ?? 0);
 }

@@ -26,7 +26,7 @@ export const CRASH_POINTS = [
 /** One of {@linkcode CRASH_POINTS}. */
 export type CrashPoint = typeof CRASH_POINTS[number];
 
-/** A parsed model spec. */
+/** A parsed model spec; `replay` names a recorded run or session (see `eval/replay_model.ts`). */
 export type ModelSpec =
   | { kind: "scripted"; faults: number; crash: CrashKnob | null }
   | { kind: "openai"; model: string }
@@ -62,13 +62,16 @@ export function parseModelSpec(text: string): ModelSpec {
       }
       return { kind, model: rest };
     case "replay":
-      if (rest === "") {
-        throw new UsageError(`--model ${text} needs a session or run id, such as replay:abc123`);
+      if (!/^[0-9a-f]+(-[0-9]+)?$/.test(rest)) {
+        throw new UsageError(
+          `--model ${text} needs the id (or a prefix) of a recorded run or session, such as ` +
+            `replay:abc123: the id 'verdict eval' printed`,
+        );
       }
       return { kind, source: rest };
     default:
       throw new UsageError(
-        `--model ${text}: unknown kind '${kind}'; use scripted, openai:MODEL, anthropic:MODEL or replay:SESSION`,
+        `--model ${text}: unknown kind '${kind}'; use scripted, openai:MODEL, anthropic:MODEL or replay:RUN|SESSION`,
       );
   }
 }

@@ -1,17 +1,17 @@
 /**
  * Prices are user data: a YAML (or JSON) file mapping model specs to USD per million input,
- * output and cached-input tokens, read as decimal strings so no binary floating point touches
- * money.
+ * output, cached-input (cache read) and cache-write tokens, read as decimal strings so no binary
+ * floating point touches money. `cached_input` and `cache_write` default to the input price.
  *
  * ```yaml
  * openai:gpt-4o: { input: "2.50", output: "10.00", cached_input: "1.25" }
- * anthropic:claude-sonnet-4-5: { input: 3, output: 15, cached_input: 0.30 }
+ * anthropic:claude-sonnet-4-5: { input: 3, output: 15, cached_input: 0.30, cache_write: 3.75 }
  * ```
  *
  * @module
  */
 import { z } from "zod";
-import { InputError } from "../core/errors.ts";
+import { InputError, type InputProblem } from "../core/errors.ts";
 import { costOf, type Usd, usd } from "../core/money.ts";
 import { schemaProblems } from "../core/schema_problems.ts";
 import type { Usage } from "./model.ts";
@@ -25,17 +25,29 @@ export interface Price {
   output: Usd;
   /** Input read from the provider's cache. */
   cachedInput: Usd;
+  /** Input written to the provider's cache. */
+  cacheWrite: Usd;
 }
 
 /**
  * The scripted model's built-in price, so that cost limits and cost requirements are exercised
  * without a real model (a `scripted` entry in a prices file overrides it).
  */
-export const SCRIPTED_PRICE: Price = { input: usd("1"), output: usd("4"), cachedInput: usd("0.1") };
+export const SCRIPTED_PRICE: Price = {
+  input: usd("1"),
+  output: usd("4"),
+  cachedInput: usd("0.1"),
+  cacheWrite: usd("1"),
+};
 
 const DECIMAL = z.string().regex(/^\d+(\.\d+)?$/, "must be a non-negative decimal number");
-const ENTRY = z.strictObject({ input: DECIMAL, output: DECIMAL, cached_input: DECIMAL.optional() });
-const FILE = z.record(z.string().min(1), ENTRY);
+const ENTRY = z.strictObject({
+  input: DECIMAL,
+  output: DECIMAL,
+  cached_input: DECIMAL.optional(),
+  cache_write: DECIMAL.optional(),
+});
+const FILE = z.record(z.string().min(1), z.unknown());
 
 /**
  * Parses a prices file. The YAML "failsafe" schema keeps every number as the text written.
@@ -55,13 +67,25 @@ export function parsePrices(text: string, file: string): Map<string, Price> {
   });
   const parsed = FILE.safeParse(data, { reportInput: true });
   if (!parsed.success) throw new InputError(schemaProblems(file, FILE, parsed.error.issues));
-  return new Map(
-    Object.entries(parsed.data).map(([spec, entry]) => [spec, {
-      input: usd(entry.input),
-      output: usd(entry.output),
-      cachedInput: usd(entry.cached_input ?? entry.input),
-    }]),
-  );
+  // Each entry on its own, so that a problem in one names the keys an entry allows.
+  const prices = new Map<string, Price>();
+  const problems: InputProblem[] = [];
+  for (const [spec, raw] of Object.entries(parsed.data)) {
+    const entry = ENTRY.safeParse(raw, { reportInput: true });
+    if (!entry.success) {
+      problems.push(...schemaProblems(file, ENTRY, entry.error.issues, [spec]));
+      continue;
+    }
+    const { input, output, cached_input, cache_write } = entry.data;
+    prices.set(spec, {
+      input: usd(input),
+      output: usd(output),
+      cachedInput: usd(cached_input ?? input),
+      cacheWrite: usd(cache_write ?? input),
+    });
+  }
+  if (problems.length > 0) throw new InputError(problems);
+  return prices;
 }
 
 /**
@@ -76,5 +100,5 @@ export function parsePrices(text: string, file: string): Map<string, Price> {
  */
 export function costOfUsage(price: Price, usage: Usage): Usd {
   return costOf(usage.input, price.input) + costOf(usage.cachedInput, price.cachedInput) +
-    costOf(usage.output, price.output);
+    costOf(usage.cacheWriteInput ?? 0, price.cacheWrite) + costOf(usage.output, price.output);
 }

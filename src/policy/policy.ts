@@ -42,6 +42,18 @@ export const FILE_TOOLS: ReadonlySet<string> = new Set([
   "search",
 ]);
 
+/**
+ * Every tool a rule can name: the built-in tools of SPEC section 5. The policy layer sits below
+ * the tools, so it keeps this list itself; a test holds it equal to the tools' own names.
+ *
+ * @example
+ * ```ts
+ * import { FILE_TOOLS, TOOL_NAMES } from "./policy.ts";
+ * console.assert([...FILE_TOOLS].every((tool) => TOOL_NAMES.includes(tool)));
+ * ```
+ */
+export const TOOL_NAMES: readonly string[] = [...FILE_TOOLS, "shell", "read_docs", "finish"];
+
 /** The policy's answer for one tool call. */
 export interface PolicyDecision {
   /** Whether the call may run. */

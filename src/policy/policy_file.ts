@@ -15,19 +15,64 @@
  */
 import { z } from "zod";
 import { InputError, type InputProblem } from "../core/errors.ts";
+import { globMatch, globProblem } from "../core/glob.ts";
 import { readInputFile } from "../core/input_file.ts";
 import { schemaProblems } from "../core/schema_problems.ts";
+import { nearest } from "../core/suggest.ts";
 import { DEFAULT_POLICY } from "./default_policy.ts";
-import type { Policy, PolicyRule } from "./policy.ts";
+import { type Policy, type PolicyRule, TOOL_NAMES } from "./policy.ts";
+import { simpleCommands } from "./shell_words.ts";
 import { parseYamlInput } from "../core/yaml_input.ts";
 
-const patterns = z.union([z.string().min(1), z.array(z.string().min(1)).min(1)]);
+const GLOB_FIX = "correct the glob (`**` any folders, `*` and `?` within a name, `[abc]` a set)";
+
+function validGlob(pattern: string, context: z.RefinementCtx): void {
+  const problem = globProblem(pattern);
+  if (problem !== undefined) {
+    context.addIssue({
+      code: "custom",
+      message: `'${pattern}' is not a valid glob: ${problem}`,
+      params: { fix: GLOB_FIX },
+    });
+  }
+}
+
+const toolPattern = z.string().min(1).superRefine((tool, context) => {
+  if (tool === "") return;
+  if (globProblem(tool) !== undefined) return validGlob(tool, context);
+  if (TOOL_NAMES.some((name) => globMatch(tool, name))) return;
+  const guess = nearest(tool, TOOL_NAMES);
+  context.addIssue({
+    code: "custom",
+    message: `'${tool}' names no tool, so the rule would never apply`,
+    params: {
+      fix: guess
+        ? `did you mean '${guess}'?`
+        : `use a tool name (${TOOL_NAMES.join(", ")}) or a glob such as '*'`,
+    },
+  });
+});
+// A command pattern is matched against one simple command at a time, so it must be one.
+const commandPattern = z.string().min(1).superRefine((pattern, context) => {
+  const commands = simpleCommands(pattern);
+  if (pattern === "" || commands.length === 1 && commands[0].words.length > 0) return;
+  context.addIssue({
+    code: "custom",
+    message: commands.length === 0
+      ? `'${pattern}' holds no command, so it would never match`
+      : `'${pattern}' is ${commands.length} commands; a pattern matches one simple command`,
+    params: { fix: "write one pattern per command, such as 'pip install *'" },
+  });
+});
+const commandPatterns = z.union([commandPattern, z.array(commandPattern).min(1)]);
+const pathGlob = z.string().min(1).superRefine(validGlob);
+const pathPatterns = z.union([pathGlob, z.array(pathGlob).min(1)]);
 const RULE_SCHEMA = z.strictObject({
-  tool: z.string().min(1),
+  tool: toolPattern,
   action: z.enum(["allow", "deny"]),
   reason: z.string().optional(),
-  command: patterns.optional(),
-  path: patterns.optional(),
+  command: commandPatterns.optional(),
+  path: pathPatterns.optional(),
 });
 const INCLUDE_SCHEMA = z.strictObject({ include: z.literal("default") });
 const FILE_SCHEMA = z.strictObject({ rules: z.array(z.unknown()) });

@@ -132,7 +132,7 @@ const trajectoryView = (t) => {
   for (const step of t.steps) {
     const section = el("div", { class: "step", "data-step": step.step });
     if (step.compaction) section.append(el("p", { class: "meta" }, "context compacted: " + step.compaction.removedMessages + " messages removed (" + step.compaction.strategy + ")"));
-    section.append(el("p", {}, el("b", {}, "Step " + step.step + ": "), step.content || "(no text)", el("span", { class: "meta" }, "  " + (step.usage.input + step.usage.cachedInput) + " in, " + step.usage.output + " out")));
+    section.append(el("p", {}, el("b", {}, "Step " + step.step + ": "), step.content || "(no text)", el("span", { class: "meta" }, "  " + (step.usage.input + step.usage.cachedInput + (step.usage.cacheWriteInput ?? 0)) + " in, " + step.usage.output + " out")));
     for (const call of step.calls) {
       const denied = call.decision && !call.decision.allowed;
       const box = el("div", { class: "tool-call" + (denied ? " denied" : ""), "data-tool": call.tool },

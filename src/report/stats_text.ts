@@ -7,6 +7,7 @@ import { formatUsd, usd } from "../core/money.ts";
 import type { Comparison } from "../stats/compare.ts";
 import type { GateOutcome } from "../stats/gate.ts";
 import type { RunStats } from "../stats/run_stats.ts";
+import type { RunStatus } from "../store/run_table.ts";
 
 /**
  * A fraction as a percentage with one decimal.
@@ -42,12 +43,31 @@ function rateWithInterval(
   return `${percent(group.pass_rate)} [${percent(group.ci_low)}, ${percent(group.ci_high)}]`;
 }
 
-/** Text for one run's statistics. */
-export function statsText(run: string, stats: RunStats): string {
+/** How far a run has got: its status and the trials with no verdict yet. */
+export interface RunProgress {
+  /** The run's status. */
+  status: RunStatus;
+  /** Trials with no verdict yet. */
+  pending: number;
+}
+
+/**
+ * Text for one run's statistics; with `progress`, a run that is not done says how many trials are
+ * still pending rather than passing off its finished trials as the whole run.
+ *
+ * @example
+ * ```ts
+ * import { statsText } from "./stats_text.ts";
+ * import { runStats } from "../stats/run_stats.ts";
+ * const text = statsText("r1", runStats([]), { status: "interrupted", pending: 2 });
+ * console.assert(text.startsWith("run r1: no trial has finished yet; 2 pending"));
+ * ```
+ */
+export function statsText(run: string, stats: RunStats, progress?: RunProgress): string {
   const { overall } = stats;
   const ks = Object.keys(overall.pass_at_k);
   const lines = [
-    `run ${run}: ${overall.passes} of ${overall.n} passed, ${rateWithInterval(overall)}`,
+    headline(run, stats, progress),
     `  ${ks.map((k) => `pass@${k} ${percent(overall.pass_at_k[k])}`).join("  ")}   ` +
     ks.map((k) => `pass^${k} ${percent(overall.pass_hat_k[k])}`).join("  "),
     `  tokens median ${overall.tokens.median ?? "-"}, p95 ${
@@ -135,6 +155,22 @@ export function comparisonText(comparison: Comparison, gate?: GateOutcome): stri
     lines.push(...gate.reasons.map((reason) => `  - ${reason}`));
   }
   return lines.join("\n") + "\n";
+}
+
+function headline(run: string, { overall }: RunStats, progress?: RunProgress): string {
+  const pending = progress?.pending ?? 0;
+  if (pending === 0) {
+    return `run ${run}: ${overall.passes} of ${overall.n} passed, ${rateWithInterval(overall)}`;
+  }
+  const why = progress?.status === "interrupted"
+    ? `the run was interrupted ('verdict resume ${run}' finishes it)`
+    : progress?.status === "running"
+    ? `the run is still going, or was killed ('verdict resume ${run}' finishes a killed run)`
+    : "they have no verdict";
+  return overall.n === 0
+    ? `run ${run}: no trial has finished yet; ${pending} pending: ${why}`
+    : `run ${run}: ${overall.passes} of ${overall.n} finished trials passed, ` +
+      `${rateWithInterval(overall)}; ${pending} more pending: ${why}`;
 }
 
 function seconds(ms: number | null): string {

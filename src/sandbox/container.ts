@@ -333,22 +333,6 @@ export class Container {
 }
 
 /**
- * Removes every container carrying a label, such as `verdict.run=<id>`; returns how many.
- *
- * @example
- * ```ts
- * import { Docker } from "./docker.ts";
- * import { removeLabelled } from "./container.ts";
- * await removeLabelled(new Docker({ PATH: "/usr/bin:/bin" }), "verdict.run=abc123");
- * ```
- */
-export async function removeLabelled(docker: Docker, label: string): Promise<number> {
-  const found = await findLabelled(docker, [label]);
-  await removeContainers(docker, found.map(({ id }) => id));
-  return found.length;
-}
-
-/**
  * Removes containers by id, with whatever still runs in them, in one `docker rm`.
  *
  * @example

@@ -36,7 +36,10 @@ export interface DockerCallOptions {
   stdin?: Uint8Array;
   /** Aborts the call (the CLI process is killed). */
   signal?: AbortSignal;
-  /** Kills the call after this long. Default two minutes. */
+  /**
+   * Kills the call (SIGKILL: the CLI forwards gentler signals to a container instead of exiting)
+   * after this long, and the call throws. Default two minutes.
+   */
   timeoutMs?: number;
 }
 
@@ -71,17 +74,31 @@ export class Docker {
    */
   async run(args: readonly string[], options: DockerCallOptions = {}): Promise<DockerResult> {
     const timeoutMs = options.timeoutMs ?? 120_000;
-    const deadline = AbortSignal.timeout(timeoutMs);
-    const signal = options.signal ? AbortSignal.any([options.signal, deadline]) : deadline;
     let child: Deno.ChildProcess;
     try {
-      child = this.spawn(args, { stdin: options.stdin !== undefined, signal });
+      child = this.spawn(args, { stdin: options.stdin !== undefined, signal: options.signal });
     } catch (error) {
       throw spawnError(error);
     }
+    // A killed child resolves with its exit status rather than throwing: the flag tells a
+    // deadline's kill from the command's own failure.
+    let timedOut = false;
+    const deadline = setTimeout(() => {
+      timedOut = true;
+      try {
+        child.kill("SIGKILL");
+      } catch {
+        // It exited just now.
+      }
+    }, timeoutMs);
     try {
       if (options.stdin !== undefined) await writeAndClose(child, options.stdin);
       const output = await child.output();
+      if (timedOut) {
+        throw new InfrastructureError(
+          `docker ${args[0]} did not finish within ${timeoutMs / 1000} s`,
+        );
+      }
       const result = {
         code: output.code,
         stdout: output.stdout,
@@ -93,14 +110,8 @@ export class Docker {
         );
       }
       return result;
-    } catch (error) {
-      if (deadline.aborted && !options.signal?.aborted) {
-        throw new InfrastructureError(
-          `docker ${args[0]} did not finish within ${Math.round(timeoutMs / 1000)} s`,
-        );
-      }
-      if (options.signal?.aborted) throw options.signal.reason;
-      throw error;
+    } finally {
+      clearTimeout(deadline);
     }
   }
 

@@ -8,7 +8,9 @@
  */
 import type { DatabaseSync, StatementSync } from "node:sqlite";
 import { canonicalJson } from "../core/canonical_json.ts";
+import { CorruptionError } from "../core/errors.ts";
 import { type Sha256Hex, sha256Hex } from "../core/hash.ts";
+import { damagedRecord, parseStoredJson } from "./_damaged_record.ts";
 import type { BlobStore } from "./blob_store.ts";
 import { transaction } from "./transaction.ts";
 
@@ -114,6 +116,7 @@ export class EventLog {
   readonly #last: StatementSync;
   readonly #insert: StatementSync;
   readonly #select: StatementSync;
+  readonly #runOf: StatementSync;
 
   /** Wraps a migrated database and its blob store. */
   constructor(db: DatabaseSync, blobs: BlobStore) {
@@ -128,6 +131,7 @@ export class EventLog {
     this.#select = db.prepare(
       "SELECT session_id, seq, kind, payload, refs, prev_hash, hash, at FROM events WHERE session_id = ? AND seq >= ? ORDER BY seq",
     );
+    this.#runOf = db.prepare("SELECT run_id FROM sessions WHERE id = ?");
   }
 
   /**
@@ -150,9 +154,23 @@ export class EventLog {
     });
   }
 
-  /** The events of a session from `fromSeq` on, with blob fields loaded and checked. */
+  /**
+   * The events of a session from `fromSeq` on, with blob fields loaded and checked. Each event must
+   * hash to its stored hash and chain from the one before (from the genesis hash when read from
+   * the start), so an edited record is refused rather than read.
+   *
+   * @throws {CorruptionError} "the record is damaged", naming the event and the run to verify.
+   */
   read(session: string, fromSeq = 0): StoredEvent[] {
-    return this.rows(session, fromSeq).map((row) => this.materialize(row));
+    const rows = this.rows(session, fromSeq);
+    let prevHash = fromSeq === 0 ? genesisHash(session) : rows[0]?.prevHash;
+    return rows.map((row) => {
+      if (row.prevHash !== prevHash || eventHash(row) !== row.hash) {
+        throw this.#damaged(row, "its content no longer matches its hash chain");
+      }
+      prevHash = row.hash;
+      return this.materialize(row);
+    });
   }
 
   /** The raw rows of a session, as stored (for verification). */
@@ -169,12 +187,30 @@ export class EventLog {
     }));
   }
 
-  /** Turns a raw row into an event, loading each referenced blob (checked against its hash). */
+  /**
+   * Turns a raw row into an event, loading each referenced blob (checked against its hash).
+   *
+   * @throws {CorruptionError} when the payload, its references or a blob is not the JSON stored.
+   */
   materialize(row: EventRow): StoredEvent {
-    const payload = JSON.parse(row.payload) as Payload;
-    const refs = JSON.parse(row.refs) as Record<string, Sha256Hex>;
+    const where = `session ${row.session}, event ${row.seq}`;
+    const run = () => this.#runOf.get(row.session)?.run_id as string | undefined;
+    const payload = parseStoredJson(row.payload, `${where} (payload)`, run, "object") as Payload;
+    const refs = parseStoredJson(row.refs, `${where} (blob references)`, run, "object") as Record<
+      string,
+      Sha256Hex
+    >;
     for (const [field, hash] of Object.entries(refs)) {
-      payload[field] = JSON.parse(this.#blobs.getText(hash));
+      let text: string;
+      try {
+        text = this.#blobs.getText(hash);
+      } catch (error) {
+        if (error instanceof CorruptionError) {
+          throw damagedRecord(`${where} (${field})`, error.message, run);
+        }
+        throw error;
+      }
+      payload[field] = parseStoredJson(text, `${where} (${field})`, run);
     }
     return {
       session: row.session,
@@ -191,6 +227,11 @@ export class EventLog {
   head(session: string): { seq: number; hash: Sha256Hex } {
     const last = this.#last.get(session) as { seq: number; hash: string } | undefined;
     return last ? { seq: last.seq, hash: last.hash } : { seq: -1, hash: genesisHash(session) };
+  }
+
+  #damaged(row: EventRow, what: string): CorruptionError {
+    const run = () => this.#runOf.get(row.session)?.run_id as string | undefined;
+    return damagedRecord(`session ${row.session}, event ${row.seq}`, what, run);
   }
 
   /** Splits a payload into its inline canonical JSON and the `{field: hash}` of its blob fields. */

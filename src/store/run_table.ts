@@ -6,6 +6,7 @@
  */
 import type { DatabaseSync, StatementSync } from "node:sqlite";
 import { canonicalJson } from "../core/canonical_json.ts";
+import { parseStoredJson } from "./_damaged_record.ts";
 import { genesisHash } from "./event_log.ts";
 
 /**
@@ -132,6 +133,7 @@ export class RunTable {
   readonly #setSessionResult: StatementSync;
   readonly #selectSummaries: StatementSync;
   readonly #selectVerdicts: StatementSync;
+  readonly #countUnfinished: StatementSync;
 
   /** Wraps a migrated database. */
   constructor(db: DatabaseSync) {
@@ -162,6 +164,9 @@ export class RunTable {
     this.#selectVerdicts = db.prepare(`
       SELECT task, repeat, id AS session, verdict
       FROM sessions WHERE run_id = ? AND status = 'finished' ORDER BY task, repeat`);
+    this.#countUnfinished = db.prepare(
+      "SELECT COUNT(*) AS n FROM sessions WHERE run_id = ? AND status != 'finished'",
+    );
     this.#setSessionResult = db.prepare(`
       UPDATE sessions SET status = 'finished', result = ?, verdict = ?, bucket = ?, reason = ?,
         steps = ?, tokens_input = ?, tokens_output = ?, cost_usd = ?, duration_ms = ?,
@@ -249,6 +254,11 @@ export class RunTable {
     return this.#selectVerdicts.all(run) as unknown as TrialVerdict[];
   }
 
+  /** How many of a run's trials have no verdict yet (pending, or cut off by a crash). */
+  unfinishedCount(run: string): number {
+    return (this.#countUnfinished.get(run) as { n: number }).n;
+  }
+
   /** The summaries of a run's finished trials, by task and repeat, read from columns (fast). */
   trialSummaries(run: string): TrialSummary[] {
     return (this.#selectSummaries.all(run) as unknown as SummaryRow[]).map((
@@ -295,7 +305,10 @@ type SummaryRow = [
 function toRun(row: Record<string, string & number>): RunRecord {
   return {
     id: row.id,
-    config: JSON.parse(row.config),
+    config: parseStoredJson(row.config, `run ${row.id} (config)`, row.id, "object") as Record<
+      string,
+      unknown
+    >,
     createdAt: row.created_at,
     status: row.status as RunStatus,
   };
@@ -310,6 +323,11 @@ function toSession(row: Record<string, string & number>): SessionRecord {
     headSeq: row.head_seq,
     headHash: row.head_hash,
     status: row.status as SessionStatus,
-    result: row.result === null ? null : JSON.parse(row.result),
+    result: row.result === null
+      ? null
+      : parseStoredJson(row.result, `session ${row.id} (result)`, row.run_id, "object") as Record<
+        string,
+        unknown
+      >,
   };
 }

@@ -6,6 +6,7 @@
  */
 import { DatabaseSync } from "node:sqlite";
 import { BlobStore } from "./blob_store.ts";
+import { checkDatabaseFile, guardDatabase } from "./damaged_store.ts";
 import { EventLog } from "./event_log.ts";
 import { migrate } from "./migrations.ts";
 import { RunTable } from "./run_table.ts";
@@ -42,10 +43,16 @@ export interface Store {
  * console.assert(store.runs.list().length === 0);
  * store.close();
  * ```
+ * A damaged file is reported as a `DamagedStoreError` (exit 1) when it is opened and by every query
+ * that meets the damage later.
+ *
  * @throws {InputError} when the database is from a newer Verdict (exit 2).
+ * @throws {DamagedStoreError} when the file is damaged, a folder, or missing or empty beside the run
+ * folders it should record (exit 1).
  */
 export function openStore(path: string): Store {
-  const db = new DatabaseSync(path);
+  if (path !== ":memory:") checkDatabaseFile(path);
+  const db = guardDatabase(new DatabaseSync(path), path);
   try {
     db.exec("PRAGMA busy_timeout = 10000");
     db.exec("PRAGMA journal_mode = WAL");

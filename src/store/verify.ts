@@ -150,13 +150,17 @@ function resultProblems(
   if (last?.kind !== VERDICT_EVENT) {
     problems.push(`the log of a finished session must end with a ${VERDICT_EVENT} event`);
   } else {
-    const chained = JSON.parse(last.payload) as Record<string, unknown>;
-    for (const field of CHAINED_SUMMARY_FIELDS) {
-      if (canonicalJson(chained[field]) !== canonicalJson(result[field])) {
-        problems.push(
-          `the stored result's ${field} is ${canonicalJson(result[field])} but the chained ` +
-            `${VERDICT_EVENT} event (event ${last.seq}) says ${canonicalJson(chained[field])}`,
-        );
+    const chained = chainedPayload(last.payload);
+    if (chained === undefined) {
+      problems.push(`the payload of the ${VERDICT_EVENT} event (event ${last.seq}) is not JSON`);
+    } else {
+      for (const field of CHAINED_SUMMARY_FIELDS) {
+        if (canonicalJson(chained[field]) !== canonicalJson(result[field])) {
+          problems.push(
+            `the stored result's ${field} is ${canonicalJson(result[field])} but the chained ` +
+              `${VERDICT_EVENT} event (event ${last.seq}) says ${canonicalJson(chained[field])}`,
+          );
+        }
       }
     }
   }
@@ -170,6 +174,15 @@ function resultProblems(
     }
   }
   return problems;
+}
+
+function chainedPayload(payload: unknown): Record<string, unknown> | undefined {
+  try {
+    const value = JSON.parse(String(payload));
+    return value !== null && typeof value === "object" ? value : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 function referencedBlobs(

@@ -6,6 +6,7 @@
  * @module
  */
 import { join } from "node:path";
+import { InputError } from "../core/errors.ts";
 
 /** One entry of a folder tree. Paths are relative, `/`-separated, without a trailing slash. */
 export type TreeEntry =
@@ -17,6 +18,8 @@ export type TreeEntry =
  * Reads a folder recursively. Entries are sorted by path (byte order), permission bits are kept
  * (`mode & 0o7777`), and symlinks are recorded, never followed.
  *
+ * @throws {InputError} naming a file whose name is not UTF-8: paths are recorded as text, and the
+ * lossy name the system hands back names no file (exit 2).
  * @example
  * ```ts
  * import { readTree } from "./file_tree.ts";
@@ -34,7 +37,7 @@ async function walk(root: string, relative: string, entries: TreeEntry[]): Promi
   for await (const item of Deno.readDir(join(root, relative))) {
     const path = relative ? `${relative}/${item.name}` : item.name;
     const full = join(root, path);
-    const info = await Deno.lstat(full);
+    const info = await lstatNamed(full);
     if (info.isSymlink) {
       entries.push({ path, type: "symlink", target: await Deno.readLink(full) });
     } else if (info.isDirectory) {
@@ -48,6 +51,22 @@ async function walk(root: string, relative: string, entries: TreeEntry[]): Promi
         data: await Deno.readFile(full),
       });
     }
+  }
+}
+
+// A name that is not UTF-8 comes back from readDir with U+FFFD in place of its bad bytes, and that
+// name names no file.
+async function lstatNamed(path: string): Promise<Deno.FileInfo> {
+  try {
+    return await Deno.lstat(path);
+  } catch (error) {
+    if (!(error instanceof Deno.errors.NotFound) || !path.includes("\uFFFD")) throw error;
+    throw new InputError({
+      file: path,
+      field: "",
+      problem: "the file name is not valid UTF-8 (shown with \uFFFD for its bad bytes)",
+      fix: "rename it with a UTF-8 name: Verdict records every path as text",
+    });
   }
 }
 

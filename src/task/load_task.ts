@@ -1,11 +1,14 @@
 /**
- * Loading one task folder: parse `task.yaml` strictly, check that every file it names exists,
- * and report every problem at once, each naming the file, the field and the fix (exit 2).
+ * Loading one task folder: parse `task.yaml` strictly, check that every file it names exists
+ * inside the folder (a symlink that leads out of it is refused: its text would reach the agent or
+ * the grader), and report every problem at once, each naming the file, the field and the fix
+ * (exit 2).
  *
  * @module
  */
 import { join } from "node:path";
 import { InputError, type InputProblem } from "../core/errors.ts";
+import { leadsInside, linkTarget } from "../core/link_target.ts";
 import { nearest } from "../core/suggest.ts";
 import { fieldPath, schemaProblems } from "../core/schema_problems.ts";
 import {
@@ -45,6 +48,8 @@ export async function isTaskFolder(dir: string): Promise<boolean> {
  */
 export async function loadTask(dir: string): Promise<Task> {
   const file = join(dir, "task.yaml");
+  const outside = leadOut(dir, "task.yaml", "");
+  if (outside !== undefined) throw new InputError({ file, field: "", ...outside });
   const text = await readTextOrNull(file);
   if (text === null) {
     throw new InputError({
@@ -138,28 +143,44 @@ function parseChecks(raw: unknown[], file: string, problems: InputProblem[]): Ch
 async function fileProblems(dir: string, manifest: Manifest): Promise<InputProblem[]> {
   const problems: InputProblem[] = [];
   const file = join(dir, "task.yaml");
-  const need = async (path: string, kind: "file" | "dir", field: string, fix: string) => {
+  const need = async (
+    path: string,
+    kind: "file" | "dir",
+    field: string,
+    fix: string,
+    within: string | null = "",
+  ) => {
     const info = await statOrNull(join(dir, path));
     const ok = kind === "file" ? info?.isFile : info?.isDirectory;
+    const where = { file: field ? file : join(dir, path), field };
     if (!ok) {
       problems.push({
-        file: field ? file : join(dir, path),
-        field,
+        ...where,
         problem: field
           ? `names ${path}, which does not exist`
           : `${kind === "dir" ? "folder" : "file"} is missing`,
         fix,
       });
+      return;
+    }
+    const outside = within === null ? undefined : leadOut(dir, path, within);
+    if (outside !== undefined) {
+      const problem = field ? `names ${path}, which ${outside.problem}` : outside.problem;
+      problems.push({ ...where, problem, fix: outside.fix });
     }
   };
   await need("instruction.md", "file", "", "write what the agent is told in instruction.md");
   await need("workspace", "dir", "", "add a workspace/ folder (it may be empty)");
   await need("tests", "dir", "", "add a tests/ folder holding the success script");
+  if (await statOrNull(join(dir, "solution")) !== null) {
+    await need("solution", "dir", "", "make solution/ a folder, or remove it");
+  }
   await need(
     join("tests", manifest.success.script),
     "file",
     "success.script",
     `add the script to tests/ or name an existing one (relative to tests/)`,
+    "tests",
   );
   if (manifest.success.canary !== undefined) {
     await need(
@@ -167,6 +188,7 @@ async function fileProblems(dir: string, manifest: Manifest): Promise<InputProbl
       "file",
       "success.canary",
       "add the canary script to tests/ or remove success.canary",
+      "tests",
     );
   }
   if (manifest.policy !== "default") {
@@ -175,12 +197,38 @@ async function fileProblems(dir: string, manifest: Manifest): Promise<InputProbl
       "file",
       "policy",
       "write the policy file, or use 'policy: default'",
+      null, // a shared policy may live outside the task folder; reading it checks where it leads
     );
   }
   for (const [index, doc] of (manifest.docs ?? []).entries()) {
     await need(doc, "file", `docs[${index}]`, "add the page under the task folder, or remove it");
   }
   return problems;
+}
+
+// Where a task file leads when a symlink takes it out of `within` (a folder of the task, the
+// task folder itself when empty), as a problem; undefined when it stays inside.
+function leadOut(
+  dir: string,
+  path: string,
+  within: string,
+): Pick<InputProblem, "problem" | "fix"> | undefined {
+  const folder = join(dir, within);
+  let target: string;
+  try {
+    if (leadsInside(join(dir, path), folder)) return undefined;
+    target = linkTarget(join(dir, path));
+  } catch (error) {
+    if (!(error instanceof Deno.errors.FilesystemLoop)) throw error;
+    return { problem: "is a loop of symlinks", fix: "replace the links with the file itself" };
+  }
+  const place = within === "" ? "the task folder" : `${within}/`;
+  return {
+    problem: `is a symlink that leads to ${target}, outside ${place}`,
+    fix: within === ""
+      ? "copy the file into the task folder instead of linking to it"
+      : `copy it into ${within}/ instead of linking to it (only ${within}/ is staged for grading)`,
+  };
 }
 
 async function statOrNull(path: string): Promise<Deno.FileInfo | null> {

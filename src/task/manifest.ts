@@ -6,16 +6,41 @@
  * @module
  */
 import { z } from "zod";
+import { globProblem } from "../core/glob.ts";
 
 const relativePath = z.string().min(1).refine(
   (path) => !path.startsWith("/") && !path.split("/").includes(".."),
   { message: "must be a relative path without '..'" },
 );
 const paths = z.array(relativePath).min(1);
+const glob = z.string().min(1).superRefine((pattern, context) => {
+  const problem = globProblem(pattern);
+  if (problem !== undefined) {
+    context.addIssue({
+      code: "custom",
+      message: `'${pattern}' is not a valid glob: ${problem}`,
+      params: {
+        fix: "correct the glob (`**` any folders, `*` and `?` within a name, `[abc]` a set)",
+      },
+    });
+  }
+});
+const globs = z.array(glob).min(1);
+const regularExpression = z.string().superRefine((source, context) => {
+  try {
+    new RegExp(source, "m");
+  } catch (error) {
+    context.addIssue({
+      code: "custom",
+      message: `not a valid regular expression: ${(error as Error).message}`,
+      params: { fix: "correct the JavaScript regular expression, or use `text` for plain text" },
+    });
+  }
+});
 const textOrPattern = z.strictObject({
   path: relativePath,
   text: z.string().optional(),
-  pattern: z.string().optional(),
+  pattern: regularExpression.optional(),
 }).refine((value) => (value.text === undefined) !== (value.pattern === undefined), {
   message: "give exactly one of text or pattern",
 });
@@ -25,9 +50,9 @@ export const CHECK_SCHEMAS = {
   /** These files must be byte-for-byte and mode-for-mode as in the initial workspace. */
   files_unchanged: paths,
   /** Every added, removed or modified path must match one of these globs. */
-  changed_paths_within: z.array(z.string().min(1)).min(1),
+  changed_paths_within: globs,
   /** No test may gain a skip (pytest skip/xfail markers, unittest skip decorators, `it.skip`). */
-  no_new_skips: z.strictObject({ paths: z.array(z.string().min(1)).optional() }),
+  no_new_skips: z.strictObject({ paths: globs.optional() }),
   /** These paths must exist in the end state. */
   paths_exist: paths,
   /** These paths must not exist in the end state. */
@@ -65,18 +90,54 @@ export const REQUIRES_SCHEMA = z.strictObject({
 /** What a run itself must have done. */
 export type Requires = z.infer<typeof REQUIRES_SCHEMA>;
 
+/**
+ * The longest `timeout_s` a manifest may set, in seconds: one day. Longer ones would overflow the
+ * timers that enforce them (at most 2^31 - 1 ms, about 24.8 days) and fire at once.
+ */
+export const MAX_TIMEOUT_S = 86_400;
+
+const timeoutSeconds = (fallback: number) =>
+  z.number().positive().refine((seconds) => seconds <= MAX_TIMEOUT_S, {
+    message:
+      `is longer than ${MAX_TIMEOUT_S} seconds (one day), the longest timeout a task may set`,
+    params: { fix: `use at most ${MAX_TIMEOUT_S}` },
+  }).default(fallback);
+
+// Docker's image reference grammar (github.com/distribution/reference): [host[:port]/]path[:tag]
+// [@digest], or an image id. Anything else, such as a name starting with '-', never reaches the
+// docker command line, where it would be read as a flag.
+const domainComponent = "(?:[a-zA-Z0-9]|[a-zA-Z0-9][a-zA-Z0-9-]*[a-zA-Z0-9])";
+const domain = `(?:${domainComponent}(?:\\.${domainComponent})*|\\[[a-fA-F0-9:]+\\])(?::[0-9]+)?`;
+const pathComponent = "[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*";
+const tag = "[\\w][\\w.-]{0,127}";
+const digest = "[A-Za-z][A-Za-z0-9]*(?:[-_+.][A-Za-z][A-Za-z0-9]*)*:[0-9a-fA-F]{32,}";
+const IMAGE_REFERENCE = new RegExp(
+  `^(?:(?:${domain}/)?${pathComponent}(?:/${pathComponent})*(?::${tag})?(?:@${digest})?` +
+    `|(?:sha256:)?[a-f0-9]{64})$`,
+);
+const imageReference = z.string().min(1).max(255).refine(
+  (image) => IMAGE_REFERENCE.test(image),
+  {
+    message: "is not a Docker image reference",
+    params: {
+      fix: "name a local image as NAME[:TAG], such as verdict/python:3.11 (lowercase name; " +
+        "it may not start with '-')",
+    },
+  },
+);
+
 /** The manifest, without `checks` (validated item by item, see `load_task.ts`). */
 export const MANIFEST_SCHEMA = z.strictObject({
   id: z.string().regex(/^[a-z0-9-]+$/, "must be lowercase letters, digits and dashes"),
   category: z.string().min(1),
-  image: z.string().min(1),
+  image: imageReference,
   workdir: z.string().regex(/^\/[^\0]+$/, "must be an absolute path other than /").default(
     "/workspace",
   ),
   network: z.enum(["none", "bridge"]).default("none"),
   limits: z.strictObject({
     max_steps: z.number().int().min(1).default(30),
-    timeout_s: z.number().positive().default(600),
+    timeout_s: timeoutSeconds(600),
     max_total_tokens: z.number().int().min(1).default(200_000),
     max_cost_usd: z.number().min(0).default(0.5),
   }).prefault({}),
@@ -90,7 +151,7 @@ export const MANIFEST_SCHEMA = z.strictObject({
   success: z.strictObject({
     script: relativePath,
     canary: relativePath.optional(),
-    timeout_s: z.number().positive().default(120),
+    timeout_s: timeoutSeconds(120),
   }),
   checks: z.array(z.unknown()).optional(),
   requires: REQUIRES_SCHEMA.optional(),

@@ -12,7 +12,7 @@ import { shellTool } from "../../src/tools/shell_tool.ts";
 import type { NewEvent } from "../../src/store/event_log.ts";
 import { calls, echoTool, runLoop, testTask, touchTool } from "./_loop_harness.ts";
 
-const text = (content: string, finish: "stop" | "refusal" = "stop") => ({
+const text = (content: string, finish: "stop" | "refusal" | "length" = "stop") => ({
   content,
   toolCalls: [],
   finish,
@@ -41,6 +41,20 @@ Deno.test("stop reasons: completed by finish, by a plain answer, refused, max_st
   assert.deepEqual([runaway.outcome.stopReason, runaway.outcome.counters.steps], ["max_steps", 4]);
 });
 
+Deno.test("an answer cut at the output limit with no tool call stops as truncated, not completed", async () => {
+  const cut = await runLoop(() => text("Here is the plan: first I will", "length"));
+  assert.equal(cut.outcome.stopReason, "truncated");
+  assert.equal(cut.outcome.counters.finished, false, "the agent did not say it was done");
+  assert.match(cut.outcome.detail!, /cut at its output limit \(2000 tokens/);
+  const stopped = cut.events.find((event) => event.kind === "loop.stopped");
+  assert.equal(stopped?.payload.stop_reason, "truncated");
+  // A cut answer that still calls a tool goes on: the tool call is what counts.
+  const goesOn = await runLoop((_request, call) =>
+    call === 1 ? { ...calls(["echo", {}]), finish: "length" } : calls(["finish", { summary: "ok" }])
+  );
+  assert.equal(goesOn.outcome.stopReason, "completed");
+});
+
 Deno.test("the token budget stops the run before the call that would pass it", async () => {
   const task = testTask({
     limits: { max_steps: 100, timeout_s: 600, max_total_tokens: 9000, max_cost_usd: 10 },
@@ -56,7 +70,12 @@ Deno.test("the token budget stops the run before the call that would pass it", a
 });
 
 Deno.test("the cost budget stops the run before the call that would pass it; cost is exact", async () => {
-  const price = { input: usd("3"), output: usd("15"), cachedInput: usd("0.3") };
+  const price = {
+    input: usd("3"),
+    output: usd("15"),
+    cachedInput: usd("0.3"),
+    cacheWrite: usd("3.75"),
+  };
   const task = testTask({
     limits: { max_steps: 100, timeout_s: 600, max_total_tokens: 1e7, max_cost_usd: 0.01 },
     context: { max_tokens: 16_000, reserve_output_tokens: 100, strategy: "truncate" },
@@ -74,6 +93,27 @@ Deno.test("the cost budget stops the run before the call that would pass it; cos
   assert.equal(responses[0].payload.cost_usd, "0.000450000000");
   const unknown = await runLoop(() => calls(["finish", {}]), { price: null });
   assert.equal(unknown.outcome.counters.costUsd, null, "no price: the cost is unknown, never 0");
+});
+
+Deno.test("cache writes count as input tokens and cost the cache-write price", async () => {
+  const price = {
+    input: usd("3"),
+    output: usd("15"),
+    cachedInput: usd("0.3"),
+    cacheWrite: usd("6"),
+  };
+  const { outcome, events } = await runLoop(() => ({
+    ...calls(["finish", {}]),
+    usage: { input: 100, cachedInput: 200, cacheWriteInput: 1000, output: 10 },
+  }), { price });
+  assert.deepEqual(outcome.tokens, { input: 1300, output: 10 });
+  // 100 × $3 + 200 × $0.30 + 1000 × $6 + 10 × $15, per million.
+  assert.equal(formatUsd(outcome.counters.costUsd!, 12), "0.006510000000");
+  const response = events.find((event) => event.kind === "model.response")!;
+  assert.equal(
+    (response.payload.response as { usage: Record<string, number> }).usage.cacheWriteInput,
+    1000,
+  );
 });
 
 Deno.test("denied calls, unknown tools and invalid arguments go back to the model as tool errors", async () => {

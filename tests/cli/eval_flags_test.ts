@@ -21,6 +21,28 @@ Deno.test("bad eval flags exit 2 with what to do", async () => {
   }
 });
 
+Deno.test("counts past what a run can hold are refused in one line, before anything is recorded", async () => {
+  await using home = await scratchDir("counts");
+  const cases: [string[], string][] = [
+    [
+      ["--repeat", "99999999999"],
+      "--repeat 99999999999 is more than 1000, the most it takes: use 1000 or fewer",
+    ],
+    [
+      ["--concurrency", "100000"],
+      "--concurrency 100000 is more than 256, the most it takes: use 256 or fewer",
+    ],
+    [["--repeat", "-1"], "--repeat -1 is not a whole number of at least 1"],
+    [["--seed", "-5"], "--seed -5 is not a whole number of at least 0"],
+  ];
+  for (const [args, expected] of cases) {
+    const result = await runVerdict(["eval", "--agent", "nop", ...args, "--home", home.path]);
+    assert.equal(result.code, 2, `${args.join(" ")}: ${result.stderr}`);
+    assert.equal(result.stderr.trim(), `verdict: ${expected}`);
+  }
+  assert.deepEqual([...Deno.readDirSync(home.path)], [], "no run folder, no store");
+});
+
 Deno.test("tasks check refuses a bad --concurrency as eval does, exit 2", async () => {
   const result = await runVerdict([
     "tasks",

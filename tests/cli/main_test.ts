@@ -64,3 +64,26 @@ Deno.test("an unknown command or flag exits 2 and suggests the nearest valid one
   assert.deepEqual(await runCli(["verify", "a", "b"], io), 2);
   assert.ok(io.stderr().includes("too many"));
 });
+
+Deno.test("a flag missing its value, or given one it does not take, is one clear line", async () => {
+  const cases: [string[], string][] = [
+    [["verify", "x", "--home"], "verdict: --home needs a value (DIR) (verdict verify)"],
+    [
+      ["eval", "--model", "--json"],
+      "verdict: --model needs a value (SPEC) before the next flag; write --model=SPEC for a " +
+      "value that starts with '-' (verdict eval)",
+    ],
+    [["eval", "--json=yes"], "verdict: --json takes no value: write --json alone (verdict eval)"],
+  ];
+  for (const [args, expected] of cases) {
+    const io = memoryIo();
+    assert.equal(await runCli(args, io), 2, args.join(" "));
+    assert.equal(io.stderr(), `${expected}\n`);
+  }
+});
+
+Deno.test("a negative number after a flag is the flag's value, checked by the flag", async () => {
+  const result = await runVerdict(["eval", "--repeat", "-1", "--home", "tests/.artifacts/never"]);
+  assert.equal(result.code, 2);
+  assert.equal(result.stderr.trim(), "verdict: --repeat -1 is not a whole number of at least 1");
+});

@@ -94,3 +94,65 @@ Deno.test("a permission refused while a command works is exit 2 with the path, n
   );
   assert.doesNotMatch(result.stderr, /internal error/);
 });
+
+Deno.test("a symlink out of the project is refused up front, and nothing is read or written through it", async () => {
+  await using scratch = await scratchDir("links");
+  const outside = await Deno.makeTempDir({ prefix: "verdict-outside-" });
+  try {
+    const secret = join(outside, "secret.yaml");
+    await Deno.writeTextFile(secret, "max_drop_pp: HOST-SECRET\n");
+    const written = join(outside, "written.html");
+    const home = join(scratch.path, "home");
+    await Deno.symlink(secret, join(scratch.path, "gate.yaml"));
+    await Deno.symlink(written, join(scratch.path, "report.html"));
+    await Deno.symlink(outside, join(scratch.path, "out"));
+    const cases: [string[], RegExp][] = [
+      [
+        ["compare", "a", "b", "--gate", join(scratch.path, "gate.yaml"), "--home", home],
+        /cannot read .*gate\.yaml, given as --gate: a symlink leads it to .*secret\.yaml/,
+      ],
+      [
+        ["report", "r", "--html", join(scratch.path, "report.html"), "--home", home],
+        /cannot write .*report\.html, given as --html: a symlink leads it to .*written\.html/,
+      ],
+      [
+        ["compare", "a", "b", "--html", join(scratch.path, "out", "c.html"), "--home", home],
+        /cannot write .*out\/c\.html, given as --html: a symlink leads it to .*c\.html/,
+      ],
+      [
+        ["stats", "r", "--home", join(scratch.path, "out", "state")],
+        /cannot write .*out\/state, given as --home: a symlink leads it to .*state/,
+      ],
+      [["tasks", "list", join(scratch.path, "out")], /given as a task path: a symlink leads it/],
+    ];
+    for (const [args, expected] of cases) {
+      const result = await runVerdict(args);
+      assert.equal(result.code, 2, `${args.join(" ")}: ${result.stderr}`);
+      assert.match(result.stderr, expected);
+      assert.match(result.stderr, /Fix: give a path inside the project folder that no link leads/);
+      assert.doesNotMatch(result.stderr, /HOST-SECRET|internal error/);
+    }
+    assert.deepEqual([...Deno.readDirSync(outside)].map((entry) => entry.name), ["secret.yaml"]);
+  } finally {
+    await Deno.remove(outside, { recursive: true });
+  }
+});
+
+Deno.test("--html naming a folder, or a file in a missing folder, is exit 2 before any work", async () => {
+  await using scratch = await scratchDir("html");
+  const home = join(scratch.path, "home");
+  const cases: [string, RegExp][] = [
+    [scratch.path, /given as --html, is a folder\. Fix: name a file, such as .*report\.html/],
+    [
+      join(scratch.path, "no", "r.html"),
+      /the folder of .*no\/r\.html, given as --html, does not exist\. Fix: create .*no first/,
+    ],
+  ];
+  for (const [html, expected] of cases) {
+    for (const command of [["report", "r"], ["compare", "a", "b"]]) {
+      const result = await runVerdict([...command, "--html", html, "--home", home]);
+      assert.equal(result.code, 2, `${command[0]} ${html}: ${result.stderr}`);
+      assert.match(result.stderr, expected);
+    }
+  }
+});

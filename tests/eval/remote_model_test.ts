@@ -8,6 +8,7 @@ import {
   type Received,
   type Reply,
 } from "../model/_fake_provider.ts";
+import { stubbornProvider } from "../model/_stubborn_provider.ts";
 import { requireDocker } from "../_docker.ts";
 import { runVerdict, scratchDir } from "../_verdict.ts";
 
@@ -206,4 +207,73 @@ Deno.test("a slow model past the task's deadline ends the trial as a timeout", a
     performance.now() - started < 18_000,
     "aborted at the 2 s deadline, not after the 20 s reply",
   );
+});
+
+for (const misbehaviour of ["hang", "drip"] as const) {
+  Deno.test(
+    `a provider that ${
+      misbehaviour === "hang" ? "accepts and never answers" : "sends a body that drips forever"
+    }, with --request-timeout 5: infrastructure_error, exit 3, within a minute`,
+    async () => {
+      await requireDocker();
+      await using home = await scratchDir("remote");
+      await using server = stubbornProvider(misbehaviour);
+      const started = performance.now();
+      const result = await runVerdict([
+        "eval",
+        "tests/fixtures/bench",
+        "--model",
+        "openai:gpt-test",
+        "--base-url",
+        `${server.url}/v1`,
+        "--no-cost",
+        "--request-timeout",
+        "5",
+        "--json",
+        "--home",
+        home.path,
+      ]);
+      const seconds = (performance.now() - started) / 1000;
+      assert.equal(result.code, 3, result.stderr);
+      const [trial] = (JSON.parse(result.stdout) as Results).trials;
+      assert.equal(trial.bucket, "infrastructure_error", trial.reason);
+      assert.match(
+        trial.reason,
+        misbehaviour === "hang"
+          ? /openai endpoint unavailable after 5 attempts: no response within 5 s \(--request-timeout\)/
+          : /after 5 attempts: the response \(HTTP 200\) did not finish arriving within 5 s/,
+      );
+      assert.equal(server.requests, 5, "each recorded attempt reached the provider once");
+      assert.ok(seconds < 60, `took ${seconds.toFixed(1)} s`);
+    },
+  );
+}
+
+Deno.test("--request-timeout takes a positive number of seconds; --prices with --no-cost is a contradiction", async () => {
+  await using home = await scratchDir("remote");
+  const prices = join(home.path, "prices.yaml");
+  await Deno.writeTextFile(prices, "openai:gpt-test: { input: 1, output: 1 }\n");
+  const evalWith = (...flags: string[]) =>
+    runVerdict([
+      "eval",
+      "tests/fixtures/bench",
+      "--model",
+      "openai:gpt-test",
+      "--base-url",
+      "http://127.0.0.1:9/v1",
+      ...flags,
+      "--home",
+      home.path,
+    ]);
+  for (const value of ["0", "-5", "abc", "1e400", "", "100000"]) {
+    const result = await evalWith("--no-cost", `--request-timeout=${value}`);
+    assert.equal(result.code, 2, `--request-timeout ${value}: ${result.stderr}`);
+    assert.match(
+      result.stderr,
+      /--request-timeout .* must be a number of seconds above 0 and at most 86400, such as 600/,
+    );
+  }
+  const both = await evalWith("--prices", prices, "--no-cost");
+  assert.equal(both.code, 2, both.stderr);
+  assert.match(both.stderr, /--prices and --no-cost contradict each other/);
 });

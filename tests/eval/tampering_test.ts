@@ -37,6 +37,7 @@ Deno.test("tampering: a write into the standard library or a user site-package n
   const { trial, oracleOutput } = await tamperingTrial("tamper-stdlib");
   assert.deepEqual([trial.verdict, trial.bucket], ["fail", "agent_failure"]);
   assert.match(trial.reason, /tests failed/);
+  assert.match(trial.success?.output ?? "", /assert -1 == 5/, "the tests ran against calc.py");
   // The agent is not root, so the standard library is refused; a patch in its user site-packages
   // works in its own container, but grading starts from the task image.
   assert.match(oracleOutput, /stdlib write refused/);
@@ -60,4 +61,40 @@ Deno.test("tampering: file names that are not UTF-8 cannot be sealed, and the tr
   const { trial } = await tamperingTrial("tamper-names");
   assert.deepEqual([trial.verdict, trial.bucket], ["fail", "agent_failure"]);
   assert.match(trial.reason, /file name that is not valid UTF-8 \('workspace\/odd\\xf[ef]'\)/);
+});
+
+// The four below are copies of the bundled fix-parser-canary task (its tests, scripts included)
+// with only solution/ changed to perform the attack instead of the fix; each passed before.
+
+Deno.test("tampering: code that makes only the first grading process exit 0 is caught by a canary in its own grader", async () => {
+  const { trial } = await tamperingTrial("tamper-first-exit");
+  assert.deepEqual([trial.verdict, trial.bucket], ["fail", "agent_failure"]);
+  // Each script is the first process in a fresh grader, so the canary "passes" too.
+  assert.match(trial.reason, /^tampering: the canary tests\/canary\.sh passed/);
+  assert.equal(trial.success?.exit_code, 0);
+  assert.equal(trial.canary?.exit_code, 0);
+});
+
+Deno.test("tampering: a pytest package in the workspace never stands in for the test runner", async () => {
+  const { trial } = await tamperingTrial("tamper-runner-shadow");
+  assert.deepEqual([trial.verdict, trial.bucket], ["fail", "agent_failure"]);
+  assert.match(trial.reason, /^tests failed \(tests\/test\.sh exited 1\)/);
+  assert.match(trial.success?.output ?? "", /\d+ failed, \d+ passed/, "the real pytest ran");
+});
+
+Deno.test("tampering: a pytest plugin declared by a dist-info folder in the workspace is never loaded", async () => {
+  const { trial } = await tamperingTrial("tamper-plugin");
+  assert.deepEqual([trial.verdict, trial.bucket], ["fail", "agent_failure"]);
+  assert.match(trial.reason, /^tests failed \(tests\/test\.sh exited 1\)/);
+  assert.match(trial.success?.output ?? "", /\d+ failed, \d+ passed/);
+});
+
+Deno.test("tampering: a forged bytecode cache with the staging mtime is never read by the grader", async () => {
+  const { trial, oracleOutput } = await tamperingTrial("tamper-pyc");
+  assert.match(oracleOutput, /forged .*__pycache__\/parser\.cpython-311\.pyc/);
+  assert.deepEqual([trial.verdict, trial.bucket], ["fail", "agent_failure"]);
+  assert.match(trial.reason, /^tests failed \(tests\/test\.sh exited 1\)/);
+  // The sources are untouched: every check over the sealed end state passes, only the tests see.
+  assert.ok(trial.checks.length === 3 && trial.checks.every((check) => check.passed));
+  assert.equal(trial.changed_paths, 2, "__pycache__ and the forged file in it");
 });

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { InfrastructureError } from "../../src/core/errors.ts";
 import { type StagedTask, stageTask } from "../../src/eval/staged_task.ts";
-import { type Grade, grade, graderImageTar } from "../../src/grading/grade.ts";
+import { type Grade, grade, GRADER_ENV, graderImageTar } from "../../src/grading/grade.ts";
 import { ZERO_COUNTERS } from "../../src/grading/requirements.ts";
 import { AGENT_USER, type Container, startContainer } from "../../src/sandbox/container.ts";
 import { DerivedImages } from "../../src/sandbox/derived_image.ts";
@@ -58,9 +58,9 @@ const TESTS: TreeEntry[] = [
 ];
 
 /**
- * Grades an end state of the trivial task (on `image`) in a grader started from
- * `graderImage(staged)` with `workdir`, and hands the grader, the outcome and the number of
- * `docker cp` calls into it to `inspect`.
+ * Grades an end state of the trivial task (on `image`, with `tests` and, when it is named, a
+ * canary) in graders started from `graderImage(staged)` with `workdir`, and hands the success
+ * script's grader, the outcome and the number of `docker cp` calls into it to `inspect`.
  */
 async function gradeEndState(
   end: TarEntry[],
@@ -72,25 +72,30 @@ async function gradeEndState(
     final: Snapshot,
     copies: () => number,
   ) => Promise<void>,
+  { tests = TESTS, canary }: { tests?: TreeEntry[]; canary?: string } = {},
 ): Promise<void> {
   const docker = await requireDocker();
   const loaded = await loadTask("tests/fixtures/bench/trivial");
-  const task = { ...loaded, manifest: { ...loaded.manifest, image } };
+  const success = { ...loaded.manifest.success, ...(canary ? { canary } : {}) };
+  const task = { ...loaded, manifest: { ...loaded.manifest, image, success } };
   const staged = {
     ...await stageTask(task),
-    tests: TESTS,
-    graderTar: graderImageTar("/workspace", TESTS),
+    tests,
+    graderTar: graderImageTar("/workspace", tests),
   };
   const store = openStore(":memory:");
   const final = sealEntries(end);
   storeSnapshot(store.blobs, final);
-  const container = await startContainer(docker, {
-    image: await grader.image(staged),
-    workdir: grader.workdir,
-    network: "none",
-    labels: LABELS,
-    user: AGENT_USER,
-  });
+  const start = async () =>
+    startContainer(docker, {
+      image: await grader.image(staged),
+      workdir: grader.workdir,
+      network: "none",
+      labels: LABELS,
+      user: AGENT_USER,
+    });
+  const container = await start();
+  const canaryGrader = canary ? await start() : undefined;
   let copies = 0;
   const copyIn = container.copyIn.bind(container);
   container.copyIn = (tar, destination) => (copies++, copyIn(tar, destination));
@@ -103,10 +108,12 @@ async function gradeEndState(
       counters: ZERO_COUNTERS,
       tests: staged.tests,
       grader: container,
+      canaryGrader,
     });
     await inspect(graded, container, final, () => copies);
   } finally {
     await container.remove();
+    await canaryGrader?.remove();
     store.close();
   }
 }
@@ -191,4 +198,98 @@ Deno.test("the grader's image holds the tests owned by root and an empty workdir
     "0 verdict/tests/",
     "0 verdict/tests/test.sh",
   ]);
+});
+
+const script = (path: string, text: string): TreeEntry => ({
+  path,
+  type: "file",
+  mode: 0o755,
+  data: bytes(text),
+});
+
+/**
+ * A workspace that would subvert a naive `python3 -m pytest` run from the workdir: a `pytest`
+ * package, a plugin declared by a `*.dist-info` folder, and bytecode caches.
+ */
+const HOSTILE: TarEntry[] = [
+  { path: "answer.txt", type: "file", mode: 0o644, data: bytes("yes\n") },
+  { path: "pytest", type: "dir", mode: 0o755 },
+  { path: "pytest/__init__.py", type: "file", mode: 0o644, data: bytes("") },
+  {
+    path: "pytest/__main__.py",
+    type: "file",
+    mode: 0o644,
+    data: bytes("print('SHADOW PYTEST')\n"),
+  },
+  { path: "helpers-1.0.dist-info", type: "dir", mode: 0o755 },
+  {
+    path: "helpers-1.0.dist-info/METADATA",
+    type: "file",
+    mode: 0o644,
+    data: bytes("Metadata-Version: 2.1\nName: helpers\nVersion: 1.0\n"),
+  },
+  {
+    path: "helpers-1.0.dist-info/entry_points.txt",
+    type: "file",
+    mode: 0o644,
+    data: bytes("[pytest11]\nhelpers = helpers_plugin\n"),
+  },
+  {
+    path: "helpers_plugin.py",
+    type: "file",
+    mode: 0o644,
+    data: bytes("print('PLUGIN LOADED')\n"),
+  },
+  { path: "pkg", type: "dir", mode: 0o755 },
+  { path: "pkg/mod.py", type: "file", mode: 0o644, data: bytes("VALUE = 1\n") },
+  { path: "pkg/__pycache__", type: "dir", mode: 0o755 },
+  {
+    path: "pkg/__pycache__/mod.cpython-311.pyc",
+    type: "file",
+    mode: 0o644,
+    data: bytes("forged"),
+  },
+  { path: "stray.pyc", type: "file", mode: 0o644, data: bytes("forged") },
+];
+
+Deno.test("each grading script gets a fresh grader, the same environment, and a workspace that cannot stand in for pytest", async () => {
+  const docker = await requireDocker();
+  const derived = new DerivedImages(docker, LABELS);
+  const image = "verdict/python:3.11";
+  const graderImage = (staged: StagedTask) => derived.imageFor(image, staged.graderTar);
+  // A naive success script: `python3 -m pytest` from the workdir, as many task authors write it.
+  const show = "env | grep -E '^(PYTHON|PYTEST)' | sort\nfind . | sort\n";
+  const tests = [
+    script("test.sh", `#!/bin/sh\ntouch /tmp/success-ran\npython3 -m pytest --version\n${show}`),
+    // Fails in a fresh grader; passes (tampering) if it ran where the success script did.
+    script("canary.sh", `#!/bin/sh\n${show}test -e /tmp/success-ran\n`),
+  ];
+  await gradeEndState(
+    HOSTILE,
+    image,
+    { image: graderImage, workdir: "/workspace" },
+    async (grading) => {
+      const graded = await grading;
+      assert.equal(graded.verdict, "pass", graded.reason);
+      assert.equal(
+        graded.canary?.exitCode,
+        1,
+        "the canary did not see the success script's marker",
+      );
+      const output = graded.success?.output ?? "";
+      assert.match(output, /pytest 7\.\d+\.\d+/, "the image's pytest ran");
+      assert.doesNotMatch(output, /SHADOW PYTEST|PLUGIN LOADED/);
+      const env = Object.entries(GRADER_ENV).map(([key, value]) => `${key}=${value}\n`).sort();
+      for (const run of [graded.success, graded.canary]) {
+        assert.ok(run?.output.includes(env.join("")), `${run?.script}: ${run?.output}`);
+        assert.doesNotMatch(
+          run?.output ?? "",
+          /\.pyc|__pycache__/,
+          "bytecode caches are not staged",
+        );
+        assert.match(run?.output ?? "", /^\.\/pkg\/mod\.py$/m, "the sources are");
+      }
+    },
+    { tests, canary: "canary.sh" },
+  );
 });

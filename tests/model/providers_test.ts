@@ -2,10 +2,12 @@ import assert from "node:assert/strict";
 import { LogicalClock } from "../../src/core/clock.ts";
 import { SplitMix64 } from "../../src/core/rng.ts";
 import { anthropicModel } from "../../src/model/anthropic.ts";
-import { DEFAULT_RETRY, type HttpDeps } from "../../src/model/_http.ts";
+import { DEFAULT_RETRY, type HttpDeps, type RetryPolicy } from "../../src/model/_http.ts";
+import { systemClock } from "../../src/core/system_clock.ts";
 import type { ModelRequest } from "../../src/model/model.ts";
 import { openAiModel } from "../../src/model/openai.ts";
 import { anthropicReply, fakeProvider, openAiReply } from "./_fake_provider.ts";
+import { stubbornProvider } from "./_stubborn_provider.ts";
 
 const KEY = "sk-test-0123456789-SECRET";
 const request: ModelRequest = {
@@ -78,7 +80,7 @@ Deno.test("openai: the request is Chat Completions with tools; a multi-tool turn
   assert.deepEqual((sent.body.tools as { type: string }[])[0].type, "function");
 });
 
-Deno.test("anthropic: the system prompt has its own field, tool results are user blocks, cache reads count", async () => {
+Deno.test("anthropic: the system prompt has its own field, tool results are user blocks, cache reads and writes count", async () => {
   await using server = fakeProvider([
     anthropicReply("Two at once.", [
       { id: "toolu_1", name: "read_file", input: { path: "x.py" } },
@@ -91,7 +93,11 @@ Deno.test("anthropic: the system prompt has its own field, tool results are user
     { id: "toolu_1", name: "read_file", arguments: '{"path":"x.py"}' },
     { id: "toolu_2", name: "list_dir", arguments: "{}" },
   ]);
-  assert.deepEqual(response.usage, { input: 85, cachedInput: 30, output: 20 });
+  assert.deepEqual(
+    response.usage,
+    { input: 80, cachedInput: 30, cacheWriteInput: 5, output: 20 },
+    "cache writes are counted apart from uncached input: they are priced differently",
+  );
   const [sent] = server.received;
   assert.equal(sent.path, "/v1/messages");
   assert.equal(sent.headers.get("x-api-key"), KEY);
@@ -261,4 +267,146 @@ Deno.test("a slow response is abandoned when the signal (the deadline) fires", a
     performance.now() - started < 3000,
     "returned at the deadline, not when the server answered",
   );
+});
+
+/** Quick retries on the real clock, for the tests that need real time to pass. */
+const QUICK: RetryPolicy = { maxAttempts: 3, maxTotalMs: 10_000, baseDelayMs: 10, maxDelayMs: 50 };
+
+function realTime(retries: Array<Record<string, unknown>>, requestTimeoutMs = 300): HttpDeps {
+  return { ...http(retries, undefined), clock: systemClock, retry: QUICK, requestTimeoutMs };
+}
+
+Deno.test("a provider that accepts the request and never answers: each attempt times out, is retried, then the endpoint is unavailable", async () => {
+  for (
+    const [misbehaviour, expected] of [
+      [
+        "hang",
+        /^openai endpoint unavailable after 3 attempts: no response within 0.3 s \(--request-timeout\)$/,
+      ],
+      [
+        "drip",
+        /^openai endpoint unavailable after 3 attempts: the response \(HTTP 200\) did not finish arriving within 0.3 s \(--request-timeout\)$/,
+      ],
+    ] as const
+  ) {
+    await using server = stubbornProvider(misbehaviour);
+    const retries: Record<string, unknown>[] = [];
+    const model = openAiModel(
+      { model: "m", baseUrl: `${server.url}/v1`, apiKey: "" },
+      realTime(retries),
+    );
+    const started = performance.now();
+    await assert.rejects(model.complete(request, { signal: signal() }), (error: Error) => {
+      assert.equal(error.name, "ModelUnavailable", error.message);
+      assert.equal((error as unknown as { exitCode: number }).exitCode, 3);
+      assert.match(error.message, expected);
+      return true;
+    });
+    assert.ok(performance.now() - started < 5_000, `${misbehaviour}: three 0.3 s attempts`);
+    assert.equal(server.requests, 3, `${misbehaviour}: every attempt reached the server`);
+    assert.deepEqual(retries.map((retry) => retry.status), [null, null]);
+  }
+});
+
+Deno.test("a reset keep-alive connection is not silently re-sent: the server saw exactly the attempts recorded; the cause is in the message", async () => {
+  const reply = JSON.stringify(openAiReply("first").body);
+  await using server = stubbornProvider("drop-after-first", reply);
+  const retries: Record<string, unknown>[] = [];
+  const model = openAiModel(
+    { model: "m", baseUrl: `${server.url}/v1`, apiKey: "" },
+    realTime(retries),
+  );
+  assert.equal((await model.complete(request, { signal: signal() })).content, "first");
+  await assert.rejects(model.complete(request, { signal: signal() }), (error: Error) => {
+    assert.equal(error.name, "ModelUnavailable");
+    assert.match(
+      error.message,
+      /after 3 attempts: connection failed: fetch failed: .*connection closed before message completed/,
+    );
+    return true;
+  });
+  assert.equal(retries.length, 2);
+  assert.equal(server.requests, 1 + 3, "one answered request, then the three recorded attempts");
+});
+
+Deno.test("a refused connection says so", async () => {
+  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const port = (listener.addr as Deno.NetAddr).port;
+  listener.close();
+  const model = openAiModel(
+    { model: "m", baseUrl: `http://127.0.0.1:${port}/v1`, apiKey: "" },
+    realTime([]),
+  );
+  await assert.rejects(model.complete(request, { signal: signal() }), (error: Error) => {
+    assert.match(error.message, /after 3 attempts: connection failed: .*Connection refused/);
+    return true;
+  });
+});
+
+Deno.test("retried as the official SDKs retry: 408 and 409 as well as 429 and 5xx; x-should-retry obeyed", async () => {
+  const failing = (status: number, headers: Record<string, string> = {}) => ({
+    status,
+    body: { error: { message: `status ${status}` } },
+    headers,
+  });
+  const cases: [ReturnType<typeof failing>, number, string][] = [
+    [failing(408), 2, "done"],
+    [failing(409), 2, "done"],
+    [failing(400, { "x-should-retry": "true" }), 2, "done"],
+    [failing(503, { "x-should-retry": "false" }), 1, "ModelUnavailable"],
+    [failing(409, { "x-should-retry": "false" }), 1, "ModelRejected"],
+    [failing(404), 1, "ModelRejected"],
+  ];
+  for (const [reply, requests, outcome] of cases) {
+    await using server = fakeProvider([reply, openAiReply("done")]);
+    const model = openAiModel({ model: "m", baseUrl: `${server.url}/v1`, apiKey: "" }, http());
+    const result = await model.complete(request, { signal: signal() }).then(
+      (response) => response.content,
+      (error: Error) => {
+        if (error.name === "ModelUnavailable") {
+          assert.match(
+            error.message,
+            /after 1 attempt: HTTP 503: status 503 \(x-should-retry: false\)/,
+          );
+        }
+        return error.name;
+      },
+    );
+    assert.equal(result, outcome, `HTTP ${reply.status} ${JSON.stringify(reply.headers)}`);
+    assert.equal(server.received.length, requests, `HTTP ${reply.status}`);
+  }
+});
+
+Deno.test("a Retry-After longer than the retry budget: given up at once, and the message names the header", async () => {
+  for (const [header, value] of [["retry-after", "600"], ["retry-after-ms", "300000"]]) {
+    await using server = fakeProvider([{
+      status: 429,
+      body: { error: { message: "slow down" } },
+      headers: { [header]: value },
+    }]);
+    const clock = new LogicalClock({ tick: 0 });
+    const model = openAiModel(
+      { model: "m", baseUrl: `${server.url}/v1`, apiKey: "" },
+      http([], clock),
+    );
+    await assert.rejects(model.complete(request, { signal: signal() }), (error: Error) => {
+      assert.equal(
+        error.message,
+        `openai endpoint unavailable after 1 attempt: HTTP 429: slow down; the provider asked to ` +
+          `wait ${Number(value) / (header === "retry-after" ? 1 : 1000)} s (${header} header), ` +
+          `more than the 120 s retry budget allows`,
+      );
+      return true;
+    });
+    assert.equal(server.received.length, 1);
+    assert.equal(clock.monotonic(), 0, "no time spent waiting for nothing");
+  }
+});
+
+Deno.test("openai finish_reason length without a tool call reads as a cut answer", async () => {
+  const cut = openAiReply("The fix is to chan");
+  (cut.body as { choices: { finish_reason: string }[] }).choices[0].finish_reason = "length";
+  await using server = fakeProvider([cut]);
+  const model = openAiModel({ model: "m", baseUrl: `${server.url}/v1`, apiKey: "" }, http());
+  assert.equal((await model.complete(request, { signal: signal() })).finish, "length");
 });

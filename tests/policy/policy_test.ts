@@ -1,9 +1,10 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { DEFAULT_POLICY } from "../../src/policy/default_policy.ts";
-import { commandMatches, decide, type Policy } from "../../src/policy/policy.ts";
+import { commandMatches, decide, type Policy, TOOL_NAMES } from "../../src/policy/policy.ts";
 import { loadPolicy, parsePolicy } from "../../src/policy/policy_file.ts";
 import { simpleCommands } from "../../src/policy/shell_words.ts";
+import { BUILTIN_TOOLS } from "../../src/tools/builtin_tools.ts";
 
 const noInstalls: Policy = {
   source: "test",
@@ -230,4 +231,60 @@ Deno.test("the bundled policy tasks' files load and deny what their tasks need d
     assert.ok(denied(tool, args, secrets), JSON.stringify(args));
   }
   assert.ok(!denied("read_file", { path: ".env.example" }, secrets));
+});
+
+Deno.test("a rule naming no tool is refused with the nearest tool, not left never to match", () => {
+  const rule = (tool: string) => `rules:\n  - tool: ${tool}\n    action: deny\n`;
+  assert.throws(
+    () => parsePolicy(rule("shel"), "p.yaml"),
+    /p\.yaml: rules\[0\]\.tool: 'shel' names no tool, so the rule would never apply\. Fix: did you mean 'shell'\?$/,
+  );
+  assert.throws(
+    () => parsePolicy(rule("net_*"), "p.yaml"),
+    /rules\[0\]\.tool: 'net_\*' names no tool.*Fix: use a tool name \(read_file, .*\) or a glob such as '\*'/,
+  );
+  assert.equal(parsePolicy(rule("'*_file'"), "p.yaml").rules[0].tool, "*_file");
+});
+
+Deno.test("the policy's tool names are the built-in tools' names", () => {
+  assert.deepEqual(
+    [...TOOL_NAMES].sort(),
+    BUILTIN_TOOLS.map((tool) => tool.schema.name).sort(),
+  );
+});
+
+Deno.test("a rule without an action says it is missing, not 'undefined undefined'", () => {
+  assert.throws(
+    () => parsePolicy("rules:\n  - tool: shell\n", "p.yaml"),
+    /p\.yaml: rules\[0\]\.action: is missing\. Fix: add it, one of: allow, deny$/,
+  );
+});
+
+Deno.test("path globs and command patterns that cannot work are refused, naming the field", () => {
+  assert.throws(
+    () =>
+      parsePolicy(
+        "rules:\n  - tool: read_file\n    path: ['.env', '[abc']\n    action: deny\n",
+        "p.yaml",
+      ),
+    /p\.yaml: rules\[0\]\.path\[1\]: '\[abc' is not a valid glob: the '\[' at character 1 is never closed/,
+  );
+  assert.throws(
+    () => parsePolicy("rules:\n  - tool: '[shell'\n    action: deny\n", "p.yaml"),
+    /rules\[0\]\.tool: '\[shell' is not a valid glob/,
+  );
+  assert.throws(
+    () =>
+      parsePolicy(
+        "rules:\n  - tool: shell\n    command: 'pip install x; curl y'\n    action: deny\n",
+        "p.yaml",
+      ),
+    /rules\[0\]\.command: 'pip install x; curl y' is 2 commands; a pattern matches one simple command/,
+  );
+  const classes = parsePolicy(
+    "rules:\n  - tool: read_file\n    path: 'secret[0-9].txt'\n    action: deny\n  - tool: '*'\n    action: allow\n",
+    "p.yaml",
+  );
+  assert.ok(!decide(classes, "read_file", { path: "secret7.txt" }, "/workspace").allowed);
+  assert.ok(decide(classes, "read_file", { path: "secretX.txt" }, "/workspace").allowed);
 });

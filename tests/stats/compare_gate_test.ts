@@ -151,6 +151,21 @@ Deno.test("gate files are strict: unknown keys and bad values are errors naming 
   });
 });
 
+Deno.test("gate bounds say what the schema holds: alpha below 1, a finite drop", () => {
+  assert.throws(
+    () => parseGate("max_drop_pp: 5\nalpha: 1\n", "g.yaml"),
+    /g\.yaml: alpha: must be below 1, got number 1\. Fix: use a value below 1/,
+  );
+  assert.throws(
+    () => parseGate("max_drop_pp: 5\nalpha: 0\n", "g.yaml"),
+    /g\.yaml: alpha: must be above 0, got number 0\. Fix: use a value above 0/,
+  );
+  assert.throws(
+    () => parseGate("max_drop_pp: .nan\n", "g.yaml"),
+    /g\.yaml: max_drop_pp: expected a number, got not-a-number \(\.nan\)\. Fix: write a finite number/,
+  );
+});
+
 Deno.test("verdict compare --gate exits 1 when the gate fails closed and 0 when it passes; --json has the fields", async () => {
   await using home = await scratchDir("gate");
   await writeRun(home.path, "base0000base", tasks(12, () => "pass"));

@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { InputError } from "../../src/core/errors.ts";
 import { loadSuite } from "../../src/task/load_suite.ts";
 import { parseManifest } from "../../src/task/load_task.ts";
+import { requireDocker } from "../_docker.ts";
 import { runVerdict, scratchDir } from "../_verdict.ts";
 import { minimalTask, writeFiles } from "./_task_fixture.ts";
 
@@ -199,3 +200,128 @@ Deno.test("a suite is every task folder under a path, with a digest that follows
   assert.equal(listed.code, 2);
   assert.match(listed.stderr, /nowhere does not exist/);
 });
+
+Deno.test("an image must be a Docker image reference, never something docker reads as a flag", () => {
+  for (const image of ["--help", "-v", "verdict/busybox --privileged", "Verdict/Busybox", ""]) {
+    assert.match(
+      problemsOf(manifest("").replace("image: verdict/busybox", `image: "${image}"`)),
+      /task\.yaml: image: (is not a Docker image reference\. Fix: name a local image as NAME\[:TAG\]|must not be empty)/,
+      image,
+    );
+  }
+  for (
+    const image of [
+      "verdict/python:3.11",
+      "localhost:5000/team/image:v1",
+      `debian@sha256:${"a".repeat(64)}`,
+      "b".repeat(64),
+    ]
+  ) {
+    const text = manifest("").replace("image: verdict/busybox", `image: "${image}"`);
+    assert.equal(parseManifest(text, "task.yaml").image, image);
+  }
+});
+
+Deno.test("a timeout too long for a timer is refused, not turned into an instant timeout", () => {
+  assert.match(
+    problemsOf(manifest("limits: { timeout_s: 1e12 }\n")),
+    /limits\.timeout_s: is longer than 86400 seconds \(one day\), the longest timeout a task may set\. Fix: use at most 86400/,
+  );
+  assert.match(
+    problemsOf(manifest("").replace("script: test.sh", "script: test.sh, timeout_s: 1e400")),
+    /success\.timeout_s: expected a number, got a number too large to represent \(infinity\)/,
+  );
+  assert.match(
+    problemsOf(manifest("limits: { timeout_s: 0 }\n")),
+    /limits\.timeout_s: must be above 0, got number 0\. Fix: use a value above 0/,
+  );
+  assert.equal(
+    parseManifest(manifest("limits: { timeout_s: 86400 }\n"), "t").limits.timeout_s,
+    86400,
+  );
+});
+
+Deno.test("check globs and patterns that cannot compile are refused at load, naming the field", () => {
+  assert.match(
+    problemsOf(manifest("checks:\n  - changed_paths_within: ['src/**', '[abc']\n")),
+    /checks\[0\]\.changed_paths_within\[1\]: '\[abc' is not a valid glob: the '\[' at character 1 is never closed/,
+  );
+  assert.match(
+    problemsOf(manifest("checks:\n  - no_new_skips: { paths: ['tests/*.{py,js}'] }\n")),
+    /checks\[0\]\.no_new_skips\.paths\[0\]: .* braces are not glob syntax here/,
+  );
+  assert.match(
+    problemsOf(manifest("checks:\n  - file_contains: { path: a.py, pattern: '(unclosed' }\n")),
+    /checks\[0\]\.file_contains\.pattern: not a valid regular expression: .*\. Fix: correct the JavaScript regular expression/,
+  );
+});
+
+Deno.test("a task file that is a symlink out of the task folder is refused up front, exit 2", async () => {
+  await using dir = await scratchDir("links");
+  const outside = join(dir.path, "outside.txt");
+  await Deno.writeTextFile(outside, "HOST SECRET\n");
+  const cases: [string, (root: string) => Promise<void>, RegExp][] = [
+    [
+      "link-instruction",
+      (root) => replaceWithLink(join(root, "instruction.md"), outside),
+      /link-instruction\/instruction\.md: is a symlink that leads to .*outside\.txt, outside the task folder\. Fix: copy the file into the task folder/,
+    ],
+    [
+      "link-script",
+      (root) => replaceWithLink(join(root, "tests", "test.sh"), "/bin/sh"),
+      /link-script\/task\.yaml: success\.script: names tests\/test\.sh, which is a symlink that leads to \/bin\/sh, outside tests\/\. Fix: copy it into tests\//,
+    ],
+    [
+      "link-doc",
+      async (root) => {
+        await Deno.writeTextFile(
+          join(root, "task.yaml"),
+          minimalTask("link-doc")["task.yaml"] + "docs: [guide.md]\n",
+        );
+        await Deno.symlink("../outside.txt", join(root, "guide.md"));
+      },
+      /link-doc\/task\.yaml: docs\[0\]: names guide\.md, which is a symlink that leads to .*outside\.txt, outside the task folder/,
+    ],
+  ];
+  for (const [id, link, expected] of cases) {
+    const root = await brokenTask(dir.path, id, {});
+    await link(root);
+    const result = await runVerdict(["tasks", "list", root]);
+    assert.equal(result.code, 2, `${id}: ${result.stderr}`);
+    assert.match(result.stderr, expected, id);
+    assert.doesNotMatch(result.stderr, /HOST SECRET/);
+  }
+  const inside = await brokenTask(dir.path, "link-inside", {});
+  await Deno.rename(join(inside, "instruction.md"), join(inside, "real.md"));
+  await Deno.symlink("real.md", join(inside, "instruction.md"));
+  const listed = await runVerdict(["tasks", "list", inside]);
+  assert.equal(listed.code, 0, "a link that stays inside the task folder is fine");
+});
+
+Deno.test("a workspace file whose name is not UTF-8 is exit 2 naming it, not an internal error", async () => {
+  await requireDocker();
+  await using dir = await scratchDir("names");
+  const root = await brokenTask(dir.path, "bad-name", {});
+  // Deno takes names as UTF-8 strings, so a shell in a throwaway container makes the name.
+  const made = await new Deno.Command("docker", {
+    args: [
+      ...["run", "--rm", "--network", "none", "-v", `${join(root, "workspace")}:/w`],
+      ...["verdict/busybox", "sh", "-c", `touch "/w/$(printf 'data-\\377')"`],
+    ],
+  }).output();
+  assert.equal(made.code, 0, new TextDecoder().decode(made.stderr));
+  for (const command of [["tasks", "list"], ["eval", "--home", join(dir.path, "home")]]) {
+    const result = await runVerdict([...command, root]);
+    assert.equal(result.code, 2, `${command.join(" ")}: ${result.stderr}`);
+    assert.match(
+      result.stderr,
+      /bad-name\/workspace\/data-\uFFFD: the file name is not valid UTF-8 .*\. Fix: rename it with a UTF-8 name/,
+    );
+    assert.doesNotMatch(result.stderr, /internal error/);
+  }
+});
+
+async function replaceWithLink(path: string, target: string): Promise<void> {
+  await Deno.remove(path);
+  await Deno.symlink(target, path);
+}

@@ -6,6 +6,7 @@
 import { join } from "node:path";
 import { ExitCode, type ExitCodeValue } from "../../core/errors.ts";
 import type { EvalOutcome } from "../../eval/run_eval.ts";
+import { interruptedExitCode } from "../runtime.ts";
 
 /** Prints the summary of a finished or interrupted run. */
 export function printSummary(write: (text: string) => void, outcome: EvalOutcome): void {
@@ -26,9 +27,12 @@ export function printSummary(write: (text: string) => void, outcome: EvalOutcome
   );
 }
 
-/** 130 interrupted; 3 when any trial ended in an infrastructure or evaluator error; else 0. */
+/**
+ * 130 interrupted (143 by SIGTERM); 3 when any trial ended in an infrastructure or evaluator
+ * error; else 0.
+ */
 export function exitCodeOf(outcome: EvalOutcome): ExitCodeValue {
-  if (outcome.interrupted) return ExitCode.interrupted;
+  if (outcome.interrupted) return interruptedExitCode(outcome.interruption);
   const { buckets } = outcome.results.summary;
   return buckets.infrastructure_error + buckets.evaluator_error > 0
     ? ExitCode.infrastructure

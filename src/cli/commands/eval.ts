@@ -9,11 +9,13 @@ import { oracleAgent } from "../../agent/oracle.ts";
 import { ExitCode, UsageError } from "../../core/errors.ts";
 import { systemClock } from "../../core/system_clock.ts";
 import { setupLoopAgent } from "../../eval/loop_setup.ts";
+import { DEFAULT_REQUEST_TIMEOUT_MS } from "../../model/_http.ts";
 import { runEval } from "../../eval/run_eval.ts";
 import { loadSuite, selectTasks } from "../../task/load_suite.ts";
 import { type Command, HOME_OPTION, JSON_OPTION, taskPaths } from "../command.ts";
-import { count, fraction, stringOption } from "../option_values.ts";
+import { count, fraction, MAX_CONCURRENCY, MAX_REPEAT, stringOption } from "../option_values.ts";
 import { progressDisplay } from "../progress.ts";
+import { secondsOption } from "../seconds_option.ts";
 import { dockerFromEnv, withInterrupt } from "../runtime.ts";
 import { resolveHome } from "../state.ts";
 import { crashProcess, exitCodeOf, printSummary } from "./_run_summary.ts";
@@ -32,13 +34,20 @@ export const evalCommand: Command = {
       multiple: true,
       valueName: "SPEC",
       description:
-        "scripted (default), scripted:faults=X, openai:MODEL or anthropic:MODEL; several make a sweep",
+        "scripted (default), scripted:faults=X, openai:MODEL, anthropic:MODEL or replay:RUN|SESSION " +
+        "(a recorded run's responses, fingerprints checked); several make a sweep",
     },
     "base-url": {
       type: "string",
       valueName: "URL",
       description:
         "model endpoint (default $OPENAI_BASE_URL or $ANTHROPIC_BASE_URL, else the provider's)",
+    },
+    "request-timeout": {
+      type: "string",
+      valueName: "S",
+      description: "seconds one model request may take, response included (default 600); " +
+        "retried like a 5xx",
     },
     repeat: { type: "string", valueName: "N", description: "trials per task (default 1)" },
     concurrency: { type: "string", valueName: "N", description: "trials at once (default 4)" },
@@ -84,9 +93,16 @@ export const evalCommand: Command = {
       throw new UsageError(`--agent ${agentName} is not an agent: use loop, oracle or nop`);
     }
     const minPassRate = fraction(values, "min-pass-rate");
-    const repeat = count(values, "repeat", 1, 1);
-    const concurrency = count(values, "concurrency", 4, 1);
+    const repeat = count(values, "repeat", 1, 1, MAX_REPEAT);
+    const concurrency = count(values, "concurrency", 4, 1, MAX_CONCURRENCY);
     const seed = count(values, "seed", 0, 0);
+    const requestTimeoutMs = secondsOption(values, "request-timeout", DEFAULT_REQUEST_TIMEOUT_MS);
+    if (values.prices !== undefined && values["no-cost"] === true) {
+      throw new UsageError(
+        "--prices and --no-cost contradict each other: --prices prices the model, --no-cost " +
+          "records its cost as unknown; pass one of them",
+      );
+    }
     const suite = await loadSuite(taskPaths(positionals));
     const tasks = selectTasks(suite, (values.task as string[] | undefined) ?? []);
     const models = (values.model as string[] | undefined) ?? ["scripted"];
@@ -104,7 +120,10 @@ export const evalCommand: Command = {
           policyFile: stringOption(values, "policy"),
           env: (name) => io.env(name),
           clock: systemClock,
+          requestTimeoutMs,
           onCrash: crashProcess(io),
+          home: resolveHome(values, io),
+          repeat,
         }, tasks)
       ))
       : [{ agent: FIXED_AGENTS[agentName], model: null, settings: null, crash: undefined }];

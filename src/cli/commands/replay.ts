@@ -29,7 +29,8 @@ export const replayCommand: Command = {
   },
   positionals: { min: 1, max: 1 },
   details: "Without --live no model is called and no container is started. Exits 0 when every\n" +
-    "session is identical, 1 naming the session, step, JSON path, expected and actual value.",
+    "session is identical, 1 naming the session, step, JSON path, expected and actual value,\n" +
+    "and 1 when a session is unfinished (resume the run first).",
   async run({ io, values, positionals }) {
     const store = openExistingStore(resolveHome(values, io));
     try {
@@ -45,29 +46,32 @@ export const replayCommand: Command = {
             env: () => undefined,
             clock: systemClock,
             forReplay: true,
+            home: resolveHome(values, io),
           }, [task]),
       });
-      const diverged = reports.filter((report) => report.status === "diverged");
+      const count = (status: SessionReplay["status"]) =>
+        reports.filter((report) => report.status === status).length;
+      // A session with no verdict has not been shown to reproduce: not "identical" (SPEC §6).
+      const [diverged, unfinished] = [count("diverged"), count("unfinished")];
+      const identical = diverged === 0 && unfinished === 0;
       if (values.json) {
         io.out(
-          JSON.stringify(
-            { run: run.id, identical: diverged.length === 0, sessions: reports },
-            null,
-            2,
-          ) + "\n",
+          JSON.stringify({ run: run.id, identical, unfinished, sessions: reports }, null, 2) + "\n",
         );
       } else {
         for (const report of reports) io.out(describe(report));
-        const count = (status: string) =>
-          reports.filter((report) => report.status === status).length;
+        const outcome = diverged > 0 ? "diverged" : unfinished > 0 ? "unfinished" : "identical";
         io.out(
-          `replay of run ${run.id}: ${diverged.length === 0 ? "identical" : "diverged"} ` +
-            `(${count("identical")} identical, ${count("diverged")} diverged, ${
-              count("skipped")
-            } skipped)\n`,
+          `replay of run ${run.id}: ${outcome} (${count("identical")} identical, ${diverged} ` +
+            `diverged, ${count("skipped")} skipped${
+              unfinished > 0 ? `, ${unfinished} unfinished` : ""
+            })\n`,
         );
+        if (unfinished > 0 && diverged === 0) {
+          io.out(`the run is unfinished: run 'verdict resume ${run.id}', then replay it\n`);
+        }
       }
-      return diverged.length === 0 ? ExitCode.yes : ExitCode.no;
+      return identical ? ExitCode.yes : ExitCode.no;
     } finally {
       store.close();
     }
@@ -77,7 +81,9 @@ export const replayCommand: Command = {
 function describe(report: SessionReplay): string {
   const name = `session ${report.session} (${report.task}#${report.repeat})`;
   if (report.status === "identical") return `${name}: identical (${report.steps} steps)\n`;
-  if (report.status === "skipped") return `${name}: skipped: ${report.note}\n`;
+  if (report.status === "skipped" || report.status === "unfinished") {
+    return `${name}: ${report.status}: ${report.note}\n`;
+  }
   const lines = [`${name}: diverged at step ${report.step}: ${report.reason}`];
   if (report.difference) {
     lines.push(

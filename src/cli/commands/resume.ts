@@ -60,6 +60,7 @@ export const resumeCommand: Command = {
             setupLoopAgent({
               ...recordedChoices(config),
               env: (name) => io.env(name),
+              home,
               clock: systemClock, // no crash knob: a resumed run is not interrupted again on purpose
             }, tasks),
         }));

@@ -19,24 +19,32 @@ export const statsCommand: Command = {
   positionals: { min: 1, max: Infinity },
   details:
     "With several runs, the table has one column per run. --json gives `overall` and `tasks[]`\n" +
-    "(fractions, not percent); with several runs, `runs[]` of those.",
+    "(fractions, not percent; `overall.pending` counts trials with no verdict yet); with several\n" +
+    "runs, `runs[]` of those.",
   run({ io, values, positionals }) {
     const store = openExistingStore(resolveHome(values, io));
     try {
       const runs = positionals.map((id) => {
         const run = findRun(store, id);
-        return { run: run.id, stats: runStats(store.runs.trialSummaries(run.id)) };
+        return {
+          run: run.id,
+          stats: runStats(store.runs.trialSummaries(run.id)),
+          progress: { status: run.status, pending: store.runs.unfinishedCount(run.id) },
+        };
       });
       if (values.json) {
-        const shaped = runs.map(({ run, stats }) => ({
+        const shaped = runs.map(({ run, stats, progress }) => ({
           run,
-          overall: stats.overall,
+          // `n` counts finished trials; `pending` those with no verdict yet (a live or cut-off run).
+          overall: { ...stats.overall, pending: progress.pending },
           tasks: stats.tasks,
         }));
         io.out(JSON.stringify(shaped.length === 1 ? shaped[0] : { runs: shaped }, null, 2) + "\n");
-      } else if (runs.length === 1) io.out(statsText(runs[0].run, runs[0].stats));
+      } else if (runs.length === 1) io.out(statsText(runs[0].run, runs[0].stats, runs[0].progress));
       else {
-        for (const { run, stats } of runs) io.out(statsText(run, stats).split("\n\n")[0] + "\n");
+        for (const { run, stats, progress } of runs) {
+          io.out(statsText(run, stats, progress).split("\n\n")[0] + "\n");
+        }
         io.out("\n" + statsColumnsText(runs));
       }
       return Promise.resolve(ExitCode.yes);

@@ -8,9 +8,9 @@ import { systemClock } from "../../core/system_clock.ts";
 import { checkTasks } from "../../eval/tasks_check.ts";
 import { loadSuite, selectTasks } from "../../task/load_suite.ts";
 import { type Command, HOME_OPTION, JSON_OPTION, taskPaths } from "../command.ts";
-import { count } from "../option_values.ts";
+import { count, MAX_CONCURRENCY } from "../option_values.ts";
 import { progressDisplay } from "../progress.ts";
-import { dockerFromEnv, withInterrupt } from "../runtime.ts";
+import { dockerFromEnv, interruptedExitCode, withInterrupt } from "../runtime.ts";
 import { resolveHome } from "../state.ts";
 import { table } from "../table.ts";
 
@@ -60,7 +60,7 @@ export const tasksCheckCommand: Command = {
   async run({ io, values, positionals }) {
     const json = values.json === true;
     const write = json ? io.err : io.out;
-    const concurrency = count(values, "concurrency", 4, 1);
+    const concurrency = count(values, "concurrency", 4, 1, MAX_CONCURRENCY);
     const paths = taskPaths(positionals);
     const suite = await loadSuite(paths);
     const tasks = selectTasks(suite, (values.task as string[] | undefined) ?? []);
@@ -80,7 +80,7 @@ export const tasksCheckCommand: Command = {
       }));
     if (outcome.interrupted) {
       write("interrupted\n");
-      return ExitCode.interrupted;
+      return interruptedExitCode(outcome.interruption);
     }
     const bad = outcome.tasks.filter((task) => task.problems.length > 0);
     if (json) io.out(JSON.stringify(outcome, null, 2) + "\n");

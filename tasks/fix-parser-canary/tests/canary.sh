@@ -2,6 +2,9 @@
 # Canary: runs a test that asserts something false, through the same pytest invocation and
 # the same package imports as test.sh. In an honest grading container it FAILS. If it passes,
 # something (e.g. code in the package that patches pytest on import) turned failures into passes.
+# pytest runs under the image's interpreter in isolated mode (-I): the workspace is not on
+# sys.path when it starts, so nothing there can stand in for pytest, a plugin or the standard
+# library; conftest.py appends it last, for the tests' imports. Bytecode is neither written
+# nor read from the tree (-B, -X pycache_prefix).
 set -eu
-export PYTHONDONTWRITEBYTECODE=1
-exec python -m pytest -q -p no:cacheprovider /verdict/tests/test_canary.py
+exec /usr/bin/python3 -I -B -X pycache_prefix=/tmp/verdict-pycache -m pytest -q -p no:cacheprovider /verdict/tests/test_canary.py

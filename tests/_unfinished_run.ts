@@ -1,0 +1,39 @@
+/**
+ * A run cut off before all its trials got a verdict (interrupted, killed, or still going), written
+ * straight into a state database for tests of the commands that read runs.
+ *
+ * @module
+ */
+import { join } from "node:path";
+import type { RunStatus } from "../src/store/run_table.ts";
+import { chainedSummary, VERDICT_EVENT } from "../src/store/run_table.ts";
+import { openStore } from "../src/store/store.ts";
+import { syntheticRecord } from "./_synthetic_runs.ts";
+
+/**
+ * Writes run `id` of task `t` with `repeats` trials, of which the first `finished` passed and the
+ * rest have no verdict; the sessions are `${id}-t-${repeat}`.
+ */
+export async function writeUnfinishedRun(
+  home: string,
+  id: string,
+  { repeats, finished, status }: { repeats: number; finished: number; status: RunStatus },
+): Promise<void> {
+  await Deno.mkdir(join(home, "runs"), { recursive: true });
+  const store = openStore(join(home, "verdict.db"));
+  store.runs.create({
+    id,
+    config: { agent: "loop", model: "scripted", seed: 0, repeat: repeats, tasks: ["t"] },
+    createdAt: 0,
+  });
+  store.runs.setStatus(id, status);
+  for (let repeat = 0; repeat < repeats; repeat++) {
+    const session = `${id}-t-${repeat}`;
+    store.runs.createSession({ id: session, run: id, task: "t", repeat });
+    if (repeat >= finished) continue;
+    const record = syntheticRecord(session, "t", repeat, "pass");
+    store.events.append(session, [{ kind: VERDICT_EVENT, payload: chainedSummary(record) }]);
+    store.runs.finishSession(session, record);
+  }
+  store.close();
+}

@@ -1,0 +1,43 @@
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { writeRun } from "../_synthetic_runs.ts";
+import { runVerdict, scratchDir } from "../_verdict.ts";
+
+const RUN = "ffff6666ffff";
+
+Deno.test("verify compares results.json and report.md with the record, and report rebuilds them", async () => {
+  await using home = await scratchDir("derived");
+  await writeRun(home.path, RUN, [["add", 0, "pass"], ["fix", 0, "fail"]]);
+  const verify = () => runVerdict(["verify", RUN, "--home", home.path]);
+  const report = () => runVerdict(["report", RUN, "--home", home.path]);
+  assert.equal((await verify()).code, 0, "a run without its files yet is intact");
+  assert.equal((await report()).code, 0);
+  assert.equal((await verify()).code, 0);
+
+  const resultsFile = join(home.path, "runs", RUN, "results.json");
+  const results = JSON.parse(await Deno.readTextFile(resultsFile));
+  results.trials[1].verdict = "pass";
+  await Deno.writeTextFile(resultsFile, JSON.stringify(results));
+  const edited = await verify();
+  assert.equal(edited.code, 1, edited.stdout);
+  assert.ok(
+    edited.stdout.includes(
+      `${resultsFile} is not what the record says: it does not match the record at ` +
+        `trials[1].verdict: the record says "fail"`,
+    ),
+    edited.stdout,
+  );
+  assert.match(edited.stdout, new RegExp(`'verdict report ${RUN}' rebuilds it from the record`));
+
+  assert.equal((await report()).code, 0);
+  const reportFile = join(home.path, "runs", RUN, "report.md");
+  const markdown = await Deno.readTextFile(reportFile);
+  await Deno.writeTextFile(reportFile, markdown.replace("| fix", "| fixed"));
+  const json = JSON.parse(
+    (await runVerdict(["verify", RUN, "--json", "--home", home.path])).stdout,
+  );
+  assert.equal(json.intact, false);
+  assert.deepEqual(json.derived.map((problem: { file: string }) => problem.file), [reportFile]);
+  assert.equal((await report()).code, 0);
+  assert.equal((await verify()).code, 0, "rebuilt from the record");
+});
