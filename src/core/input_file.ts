@@ -38,7 +38,7 @@ export async function readInputFile(
     });
   }
   try {
-    return await Deno.readTextFile(path);
+    return await readUtf8File(path);
   } catch (error) {
     if (error instanceof Deno.errors.NotFound) {
       throw new InputError({
@@ -57,6 +57,34 @@ export async function readInputFile(
       });
     }
     throw error;
+  }
+}
+
+/**
+ * Reads a text file that must be UTF-8: a file that is not (a binary, or text in another
+ * encoding) is an {@linkcode InputError} naming it, instead of text with replacement characters
+ * that would reach a model or a parser silently changed.
+ *
+ * @throws {Deno.errors.NotFound} and the other errors of `Deno.readFile`, unchanged.
+ *
+ * @example
+ * ```ts
+ * import { readUtf8File } from "./input_file.ts";
+ * const text = await readUtf8File("deno.json");
+ * console.assert(text.startsWith("{"));
+ * ```
+ */
+export async function readUtf8File(path: string): Promise<string> {
+  const bytes = await Deno.readFile(path);
+  try {
+    return new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+  } catch {
+    throw new InputError({
+      file: path,
+      field: "",
+      problem: "the file is not valid UTF-8 text",
+      fix: "save it as UTF-8",
+    });
   }
 }
 

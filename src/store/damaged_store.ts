@@ -80,6 +80,7 @@ export function isDamageError(error: unknown): boolean {
  * Deno.writeFileSync(`${dir}/verdict.db`, new Uint8Array());
  * let refused = false;
  * try { checkDatabaseFile(`${dir}/verdict.db`); } catch { refused = true; }
+ * Deno.removeSync(dir, { recursive: true });
  * console.assert(refused);
  * ```
  * @throws {DamagedStoreError} naming the file and the fix.

@@ -8,6 +8,7 @@
  */
 import { join } from "node:path";
 import { InputError, type InputProblem } from "../core/errors.ts";
+import { readUtf8File } from "../core/input_file.ts";
 import { leadsInside, linkTarget } from "../core/link_target.ts";
 import { nearest } from "../core/suggest.ts";
 import { fieldPath, schemaProblems } from "../core/schema_problems.ts";
@@ -244,7 +245,7 @@ async function statOrNull(path: string): Promise<Deno.FileInfo | null> {
 
 async function readTextOrNull(path: string): Promise<string | null> {
   try {
-    return await Deno.readTextFile(path);
+    return await readUtf8File(path);
   } catch (error) {
     if (error instanceof Deno.errors.NotFound || error instanceof Deno.errors.IsADirectory) {
       return null;

@@ -58,7 +58,7 @@ const DAMAGES: Record<string, (db: string) => Promise<void>> = {
 function assertDamaged(result: CliResult, db: string, command: string): void {
   const said = result.stdout + result.stderr;
   assert.equal(result.code, 1, `${command}: ${said}`);
-  assert.doesNotMatch(said, /internal error|SyntaxError|    at /, command);
+  assert.doesNotMatch(said, /internal error|SyntaxError|\n {4}at /, command);
   assert.ok(said.includes(`the state database ${db} is damaged`), `${command}: ${said}`);
   if (command !== "verify") assert.match(said, /run 'verdict verify RUN'/, command);
 }
