@@ -209,7 +209,7 @@ function generalHelp(): string {
     ...lines,
     "",
     "Global flags: --help, --version",
-    "Exit codes: 0 yes, 1 no, 2 bad usage or input, 3 infrastructure, 130 interrupted.",
+    "Exit codes: 0 yes, 1 no, 2 bad usage or input, 3 infrastructure, 130 interrupted (143 on SIGTERM).",
     "Run 'verdict COMMAND --help' for a command's flags.",
     "",
   ].join("\n");

@@ -88,7 +88,9 @@ function parts(path: string): string[] {
 
 // A folder Verdict may not look into (an ancestor of the project folder) counts as no link: the
 // permission set itself was resolved from real paths.
+// Asked first, not caught after: on a terminal a refused lstat would stop for a permission prompt.
 function kindOf(path: string): "link" | "missing" | "other" {
+  if (Deno.permissions.querySync({ name: "read", path }).state !== "granted") return "other";
   try {
     return Deno.lstatSync(path).isSymlink ? "link" : "other";
   } catch (error) {

@@ -85,7 +85,7 @@ export const evalCommand: Command = {
   positionals: { min: 0, max: Infinity },
   takesTaskPaths: true,
   details: "Exits 0 when every trial got a verdict (pass or fail), 3 when any trial ended in an\n" +
-    "infrastructure or evaluator error, 1 when --min-pass-rate is missed, 130 when interrupted.\n" +
+    "infrastructure or evaluator error, 1 when --min-pass-rate is missed, 130 when interrupted (143 on SIGTERM).\n" +
     "API keys come from OPENAI_API_KEY and ANTHROPIC_API_KEY and are never recorded.",
   async run({ io, values, positionals }) {
     const agentName = stringOption(values, "agent") ?? "loop";
