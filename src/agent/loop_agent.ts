@@ -149,7 +149,7 @@ export function loopAgent(options: LoopAgentOptions): Agent {
         container: context.container,
         task,
         signal,
-        searchable: (path) => decide(policy, "search", { path }, task.manifest.workdir).allowed,
+        permits: (tool, path) => decide(policy, tool, { path }, task.manifest.workdir).allowed,
       };
       const crash = (point: CrashPoint, step: number) => crashHook(point, step, context.resumed);
 

@@ -146,7 +146,7 @@ export async function setupLoopAgent(
         rng: context.rng.stream("retry"),
         retry: DEFAULT_RETRY,
         requestTimeoutMs: choices.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS,
-        secrets: [], // each provider redacts its own key
+        secrets: [], // each provider redacts its own key and base-URL credentials
         onRetry: (attempt: Record<string, unknown>) =>
           context.record([{ kind: "model.retry", payload: attempt }]),
       };

@@ -27,7 +27,7 @@ import {
   snapshotTarEntries,
   storeSnapshot,
 } from "../sandbox/snapshot.ts";
-import { NonUtf8NameError, packTar } from "../sandbox/tar.ts";
+import { NonUtf8NameError } from "../sandbox/tar.ts";
 import type { NewEvent } from "../store/event_log.ts";
 import { chainedSummary, VERDICT_EVENT } from "../store/run_table.ts";
 import type { Store } from "../store/store.ts";
@@ -170,10 +170,9 @@ export async function runTrial(
     const container = await start("agent", AGENT_USER);
     const prefix = manifest.workdir.replace(/^\/+/, "");
     await container.copyIn(
-      packTar(snapshotTarEntries(store.blobs, loadSnapshot(store.blobs, root), prefix), {
-        uid: 1000,
-        gid: 1000,
-      }),
+      plan.staged.packWorkspace(
+        snapshotTarEntries(store.blobs, loadSnapshot(store.blobs, root), prefix),
+      ),
       "/",
     );
     return container;

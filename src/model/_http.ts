@@ -12,6 +12,7 @@
 import type { Clock } from "../core/clock.ts";
 import type { Rng } from "../core/rng.ts";
 import { MalformedResponse, ModelRejected, ModelUnavailable } from "./model_errors.ts";
+import { redactText } from "./redaction.ts";
 
 /** Bounds on retrying. */
 export interface RetryPolicy {
@@ -50,7 +51,7 @@ export interface HttpDeps {
    * needs a clock that really waits.
    */
   requestTimeoutMs?: number;
-  /** Strings never to repeat in a message (API keys). */
+  /** Strings never to repeat in a message (API keys), as in {@linkcode redactText}. */
   secrets: string[];
   /** Hears about each retry (for the event log). */
   onRetry?: (
@@ -106,10 +107,7 @@ interface Failure {
  */
 export async function postJson(post: JsonPost, deps: HttpDeps): Promise<unknown> {
   const redact = (text: string) =>
-    deps.secrets.reduce(
-      (out, secret) => secret ? out.replaceAll(secret, "[redacted]") : out,
-      text.replace(/(https?:\/\/)[^/@\s]*@/g, "$1"),
-    );
+    redactText(text.replace(/(https?:\/\/)[^/@\s]*@/g, "$1"), deps.secrets);
   const started = deps.clock.monotonic();
   for (let attempt = 1;; attempt++) {
     const outcome = await sendOnce(post, deps, redact);

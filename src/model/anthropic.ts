@@ -7,6 +7,7 @@
 import { type HttpDeps, postJson } from "./_http.ts";
 import type { Message, Model, ModelRequest, ModelResponse, ToolCall } from "./model.ts";
 import { MalformedResponse } from "./model_errors.ts";
+import { redactResponse, urlCredentials } from "./redaction.ts";
 
 /** The default base URL (the host root, as usual for this API). */
 export const ANTHROPIC_DEFAULT_BASE_URL = "https://api.anthropic.com";
@@ -47,6 +48,7 @@ type Block = Record<string, unknown>;
  */
 export function anthropicModel(options: AnthropicOptions, http: HttpDeps): Model {
   const url = `${options.baseUrl.replace(/\/+$/, "")}/v1/messages`;
+  const secrets = [...http.secrets, options.apiKey, ...urlCredentials(options.baseUrl)];
   return {
     spec: `anthropic:${options.model}`,
     remote: true,
@@ -57,8 +59,9 @@ export function anthropicModel(options: AnthropicOptions, http: HttpDeps): Model
         headers: { "x-api-key": options.apiKey, "anthropic-version": ANTHROPIC_VERSION },
         body: toAnthropicRequest(options.model, request),
         signal,
-      }, { ...http, secrets: [...http.secrets, options.apiKey] });
-      return fromAnthropicResponse(body);
+      }, { ...http, secrets });
+      // An endpoint can echo the key: nothing past this point (the agent, the record) sees it.
+      return redactResponse(fromAnthropicResponse(body), secrets);
     },
   };
 }

@@ -7,6 +7,7 @@
 import { type HttpDeps, postJson } from "./_http.ts";
 import type { Message, Model, ModelRequest, ModelResponse, ToolCall } from "./model.ts";
 import { MalformedResponse } from "./model_errors.ts";
+import { redactResponse, urlCredentials } from "./redaction.ts";
 
 /** The default base URL (ending in `/v1`, as usual for this protocol). */
 export const OPENAI_DEFAULT_BASE_URL = "https://api.openai.com/v1";
@@ -39,6 +40,7 @@ export interface OpenAiOptions {
  */
 export function openAiModel(options: OpenAiOptions, http: HttpDeps): Model {
   const url = `${options.baseUrl.replace(/\/+$/, "")}/chat/completions`;
+  const secrets = [...http.secrets, options.apiKey, ...urlCredentials(options.baseUrl)];
   return {
     spec: `openai:${options.model}`,
     remote: true,
@@ -49,8 +51,9 @@ export function openAiModel(options: OpenAiOptions, http: HttpDeps): Model {
         headers: options.apiKey ? { authorization: `Bearer ${options.apiKey}` } : {},
         body: toOpenAiRequest(options.model, request),
         signal,
-      }, { ...http, secrets: [...http.secrets, options.apiKey] });
-      return fromOpenAiResponse(body);
+      }, { ...http, secrets });
+      // An endpoint can echo the key: nothing past this point (the agent, the record) sees it.
+      return redactResponse(fromOpenAiResponse(body), secrets);
     },
   };
 }

@@ -1,6 +1,8 @@
 /**
  * The default policy for coding tasks: work freely inside the workspace, but no package
- * installs, no network tools, no privilege changes and no commands that wreck the machine.
+ * installs, no network tools, no privilege changes and no commands that wreck the machine, and
+ * no command whose program the policy cannot read from its text. The rules stop a model that
+ * follows them; the boundary for downloads is the container's lack of network.
  *
  * @module
  */
@@ -20,6 +22,14 @@ import type { Policy } from "./policy.ts";
 export const DEFAULT_POLICY: Policy = {
   source: "default",
   rules: [
+    {
+      tool: "shell",
+      opaque: true,
+      action: "deny",
+      reason:
+        "the policy cannot tell what this command runs; write the program's name out literally " +
+        "(no $variables, substitutions, globs, eval, source, or commands piped into a shell)",
+    },
     {
       tool: "shell",
       command: [

@@ -1,8 +1,11 @@
 /**
  * The permission policy: ordered rules of tool name and argument patterns, allow or deny, and
  * default deny. A shell command is judged as every simple command in it, each seen as written,
- * by its program's basename, and with wrappers (`sudo`, `env`, `timeout`, `xargs`, ...) peeled
- * off; the call runs only if every one of those is allowed.
+ * by its program's basename, without a version suffix (`pip3.11` as `pip`), with `python -mX`
+ * as `python -m X`, with wrappers (`sudo`, `env`, `timeout`, `xargs`, ...) peeled off, and with
+ * what `sh -c` and `find -exec` run; the call runs only if every one of those is allowed. A
+ * simple command whose program the text does not settle (see {@linkcode opaqueReason}) is also
+ * matched by `opaque` rules.
  *
  * @module
  */
@@ -23,6 +26,11 @@ export interface PolicyRule {
   command?: string[];
   /** Path globs; the rule matches only file-tool calls on a path that fits one of them. */
   path?: string[];
+  /**
+   * When true, the rule matches only shell commands the policy cannot read: a program named at
+   * run time, `eval`, `source`, or commands a shell reads from its input.
+   */
+  opaque?: boolean;
 }
 
 /** An ordered list of rules and where it came from. */
@@ -98,15 +106,13 @@ export function decide(
   return first!;
 }
 
-type Subject = { words?: string[]; path?: string; text: string };
+type Subject = { words?: string[]; path?: string; text: string; opaque?: boolean };
 
 function subjectsOf(tool: string, args: Record<string, unknown>, workdir: string): Subject[] {
   if (tool === "shell") {
     const command = typeof args.command === "string" ? args.command : "";
-    const views = simpleCommands(command).flatMap((simple) => viewsOf(simple.words));
-    return views.length > 0
-      ? views.map((words) => ({ words, text: words.join(" ") }))
-      : [{ words: [], text: command }];
+    const subjects = simpleCommands(command).flatMap((simple) => commandSubjects(simple.words, 0));
+    return subjects.length > 0 ? subjects : [{ words: [], text: command }];
   }
   if (FILE_TOOLS.has(tool)) {
     // The path the tool will use: `/workspace/.env` is `.env` to a rule, as it is to the tool.
@@ -121,6 +127,7 @@ function subjectsOf(tool: string, args: Record<string, unknown>, workdir: string
 function decideSubject(policy: Policy, tool: string, subject: Subject): PolicyDecision {
   for (const [index, rule] of policy.rules.entries()) {
     if (!globMatch(rule.tool, tool)) continue;
+    if (rule.opaque && !subject.opaque) continue;
     if (rule.command !== undefined) {
       if (subject.words === undefined) continue;
       if (!rule.command.some((pattern) => commandMatches(pattern, subject.words!))) continue;
@@ -232,7 +239,93 @@ const WRAPPER_OPTIONS_WITH_VALUE: Record<string, Set<string>> = {
   chroot: new Set(),
 };
 
-/** The ways one simple command is looked at: as written, by basename, and unwrapped. */
+/**
+ * Why the policy cannot tell what a simple command (assignments and leading redirections already
+ * dropped) runs, or undefined when its words settle it: a program word built at run time (`$x`,
+ * `$(...)`, backquotes, globs, braces), `eval`, `source` / `.` and `alias`, and a shell that reads
+ * its commands from its input (`... | sh`, `sh -s`, `sh < file`, `sh -c` with no string).
+ *
+ * @example
+ * ```ts
+ * import { opaqueReason } from "./policy.ts";
+ * console.assert(opaqueReason(["$x", "https://h"]) !== undefined);
+ * console.assert(opaqueReason(["sh"]) !== undefined);
+ * console.assert(opaqueReason(["sh", "build.sh"]) === undefined);
+ * console.assert(opaqueReason(["[", "-f", "x", "]"]) === undefined);
+ * ```
+ */
+export function opaqueReason(words: readonly string[]): string | undefined {
+  const program = words[0] ?? "";
+  if (program !== "[" && program !== "[[" && /[$`*?[\]{}]/.test(program)) {
+    return "its program is only known once the shell expands it";
+  }
+  const name = basename(program);
+  if (EVALUATORS.has(name)) return `\`${name}\` runs text the policy cannot see`;
+  if (!SHELL_PROGRAMS.has(name)) return undefined;
+  const rest = words.slice(1);
+  const dashC = rest.findIndex((word) => /^-[a-zA-Z]*c[a-zA-Z]*$/.test(word));
+  if (dashC !== -1) {
+    const script = rest[dashC + 1];
+    return script === undefined || isRedirectionWord(script)
+      ? "the shell reads its command from elsewhere"
+      : undefined;
+  }
+  let i = 0;
+  while (i < rest.length && /^[-+]/.test(rest[i]) && rest[i] !== "-" && rest[i] !== "--") {
+    if (/^[-+][a-zA-Z]*s/.test(rest[i])) return "the shell reads its commands from its input";
+    i += /^[-+]o$|^-O$/.test(rest[i]) ? 2 : 1;
+  }
+  if (rest[i] === "--") i++;
+  const operand = rest[i];
+  return operand === undefined || operand === "-" || isRedirectionWord(operand)
+    ? "the shell reads its commands from its input"
+    : undefined;
+}
+
+const EVALUATORS = new Set(["eval", "source", ".", "alias"]);
+const SHELL_PROGRAMS = new Set(["sh", "bash", "dash", "zsh", "ksh", "ash", "mksh", "fish"]);
+const FIND_EXEC = new Set(["-exec", "-execdir", "-ok", "-okdir"]);
+
+/** Every way one simple command is judged; nested commands (`sh -c`, `find -exec`) included. */
+function commandSubjects(words: readonly string[], depth: number): Subject[] {
+  const subjects: Subject[] = [];
+  for (const view of viewsOf(words)) {
+    const why = opaqueReason(view);
+    subjects.push(
+      why === undefined
+        ? { words: view, text: view.join(" ") }
+        : { words: view, text: `${view.join(" ")} (${why})`, opaque: true },
+    );
+    if (depth >= 6) continue;
+    for (const inner of innerCommands(view)) subjects.push(...commandSubjects(inner, depth + 1));
+  }
+  return subjects;
+}
+
+/** The commands a program runs from its arguments: `sh -c STRING`, `find ... -exec CMD ;`. */
+function innerCommands(view: readonly string[]): string[][] {
+  const name = basename(view[0] ?? "");
+  if (SHELL_PROGRAMS.has(name)) {
+    const dashC = view.findIndex((word, i) => i > 0 && /^-[a-zA-Z]*c[a-zA-Z]*$/.test(word));
+    const script = dashC === -1 ? undefined : view[dashC + 1];
+    return script === undefined ? [] : simpleCommands(script).map((simple) => simple.words);
+  }
+  if (name !== "find") return [];
+  const inner: string[][] = [];
+  for (let i = 1; i < view.length; i++) {
+    if (!FIND_EXEC.has(view[i])) continue;
+    let end = i + 1;
+    while (end < view.length && view[end] !== ";" && view[end] !== "+") end++;
+    inner.push(view.slice(i + 1, end));
+    i = end;
+  }
+  return inner;
+}
+
+/**
+ * The ways one simple command is looked at: as written, by basename, without a version suffix,
+ * with `-mX` as `-m X` (a module by its top package), and unwrapped.
+ */
 function viewsOf(words: readonly string[]): string[][] {
   const views: string[][] = [];
   let current = withoutAssignments(words);
@@ -240,6 +333,10 @@ function viewsOf(words: readonly string[]): string[][] {
     views.push(current);
     const program = basename(current[0]);
     if (program !== current[0]) views.push([program, ...current.slice(1)]);
+    const unversioned = program.replace(/(?<=[A-Za-z])[-.]?\d[\d.]*$/, "");
+    if (unversioned !== program) views.push([unversioned, ...current.slice(1)]);
+    const module = moduleView(unversioned, current.slice(1));
+    if (module !== undefined) views.push(module);
     const inner = unwrap(program, current.slice(1));
     if (inner === undefined) break;
     current = withoutAssignments(inner);
@@ -247,6 +344,19 @@ function viewsOf(words: readonly string[]): string[][] {
   return views;
 }
 
+/** `python3 -Im pip.x install` as `python -m pip install`: what `* -m pip *` rules expect. */
+function moduleView(program: string, rest: readonly string[]): string[] | undefined {
+  if (!/^(python|pypy)$/.test(program)) return undefined;
+  for (let i = 0; i < rest.length && rest[i].startsWith("-"); i++) {
+    const match = /^-[A-Za-z]*m(.*)$/.exec(rest[i]);
+    if (match === null || rest[i].startsWith("--")) continue;
+    const module = match[1] === "" ? rest[i + 1] : match[1];
+    if (module === undefined) return undefined;
+    const after = rest.slice(match[1] === "" ? i + 2 : i + 1);
+    return [program, "-m", module.split(".")[0], ...after];
+  }
+  return undefined;
+}
 function unwrap(program: string, rest: string[]): string[] | undefined {
   if (program === "busybox") return rest;
   const withValue = WRAPPER_OPTIONS_WITH_VALUE[program];
@@ -264,8 +374,17 @@ function unwrap(program: string, rest: string[]): string[] | undefined {
   return rest.slice(i);
 }
 
+/** The words from the program on: leading assignments and redirections (with targets) dropped. */
 function withoutAssignments(words: readonly string[]): string[] {
   let i = 0;
-  while (i < words.length && /^[A-Za-z_][A-Za-z0-9_]*=/.test(words[i])) i++;
+  while (i < words.length) {
+    if (/^[A-Za-z_][A-Za-z0-9_]*=/.test(words[i])) i++;
+    else if (isRedirectionWord(words[i])) i += 2;
+    else break;
+  }
   return words.slice(i);
+}
+
+function isRedirectionWord(word: string): boolean {
+  return /^\d*(<<<|<<-|<<|>>|&>>|&>|>&|<&|>\||<>|<|>)$/.test(word);
 }

@@ -8,6 +8,9 @@
  *     command: ["pip *", "curl *"]
  *     action: deny
  *     reason: no installs or downloads in this task
+ *   - tool: shell
+ *     opaque: true   # a command the policy cannot read: `$x`, `eval`, `... | sh`
+ *     action: deny
  *   - include: default
  * ```
  *
@@ -73,6 +76,7 @@ const RULE_SCHEMA = z.strictObject({
   reason: z.string().optional(),
   command: commandPatterns.optional(),
   path: pathPatterns.optional(),
+  opaque: z.literal(true).optional(),
 });
 const INCLUDE_SCHEMA = z.strictObject({ include: z.literal("default") });
 const FILE_SCHEMA = z.strictObject({ rules: z.array(z.unknown()) });
@@ -108,11 +112,11 @@ export function parsePolicy(text: string, file: string): Policy {
       return;
     }
     const { command, path, ...rest } = rule.data;
-    if (command !== undefined && path !== undefined) {
+    if ([command, path, rest.opaque].filter((field) => field !== undefined).length > 1) {
       problems.push({
         file,
         field: `rules[${index}]`,
-        problem: "a rule may have command patterns or path patterns, not both",
+        problem: "a rule may have one of command patterns, path patterns or opaque, not more",
         fix: "split it into two rules",
       });
       return;

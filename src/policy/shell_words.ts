@@ -62,6 +62,8 @@ export function simpleCommands(line: string, depth = 0): SimpleCommand[] {
   let words: string[] = [];
   let heredocIndex = 0;
   let pendingHeredocs: string[] = [];
+  // Inside `case WORD in`: the patterns before each `)` are not commands.
+  let casePatterns = false;
   const flush = () => {
     if (words.length > 0) {
       commands.push({ words });
@@ -73,8 +75,14 @@ export function simpleCommands(line: string, depth = 0): SimpleCommand[] {
   for (let i = 0; i < tokens.length; i++) {
     const token = tokens[i];
     for (const nested of token.nested) commands.push(...simpleCommands(nested, depth + 1));
+    if (casePatterns) {
+      if (token.kind === "word" && token.text === "esac") casePatterns = false;
+      else if (token.text === ")") casePatterns = false;
+      continue;
+    }
     if (token.kind === "operator") {
       flush();
+      if (token.text === ";;") casePatterns = true;
       continue;
     }
     if (token.kind === "redirection") {
@@ -82,6 +90,12 @@ export function simpleCommands(line: string, depth = 0): SimpleCommand[] {
       if (token.text.startsWith("<<") && token.text !== "<<<") {
         pendingHeredocs.push(heredocs[heredocIndex++] ?? "");
       }
+      continue;
+    }
+    if (words.length === 0 && token.text === "case") {
+      while (i + 1 < tokens.length && tokens[i + 1].text !== "in") i++; // `case WORD in`
+      i++;
+      casePatterns = true;
       continue;
     }
     if (words.length === 0 && KEYWORDS.has(token.text)) continue;

@@ -9,8 +9,8 @@ export { confinePath, type WorkdirPath } from "../core/workdir_path.ts";
 
 /**
  * A shell prelude defining `confine REL`: it sets `$target` to `$VERDICT_WORKDIR/REL` after
- * resolving the longest existing prefix inside the container and refusing it if a symlink leads
- * out of the workdir. Components that do not exist yet cannot be symlinks.
+ * resolving the longest existing prefix inside the container (into `$real`) and refusing it if a
+ * symlink leads out of the workdir. Components that do not exist yet cannot be symlinks.
  */
 export const CONFINE_PRELUDE = `confine() {
   target="$VERDICT_WORKDIR/$1"

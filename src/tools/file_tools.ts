@@ -11,11 +11,23 @@ import { CONFINE_PRELUDE, confinePath } from "./confine.ts";
 import { type Tool, type ToolContext, toolError, type ToolResult } from "./tool.ts";
 import { truncateMiddle } from "./truncate.ts";
 
+// Opens the file `confine` resolved ($real) and prints every name it has, each NUL-terminated and
+// then an empty one: the path with its symlinks resolved and, when it has more than one hard
+// link, each path in the workdir with its inode. Then the bytes. The host judges every name
+// before the bytes go anywhere.
 const READ = `${CONFINE_PRELUDE}
 confine "$VERDICT_PATH" || exit 3
 [ -e "$target" ] || { echo "$VERDICT_PATH does not exist" >&2; exit 4; }
 [ -f "$target" ] || { echo "$VERDICT_PATH is not a file" >&2; exit 4; }
-cat -- "$target"`;
+exec 3< "$real" || exit 4
+links=$(stat -L -c '%h %i' /proc/self/fd/3) || exit 4
+set -- $links
+printf '%s\\0' "\${real#"$VERDICT_WORKDIR"/}"
+if [ "$1" -gt 1 ]; then
+  (cd -- "$VERDICT_WORKDIR" && find . -xdev -inum "$2" -print0) || exit 4
+fi
+printf '\\0'
+cat <&3`;
 
 const WRITE = `${CONFINE_PRELUDE}
 confine "$VERDICT_PATH" || exit 3
@@ -73,7 +85,7 @@ export const readFileTool: Tool<{ path: string; offset?: number; limit?: number 
     limit: z.number().int().min(1).optional(),
   }),
   async run(args, context) {
-    const read = await readText(args.path, context);
+    const read = await readText(args.path, "read_file", context);
     if (typeof read !== "string") return read;
     if (args.offset === undefined && args.limit === undefined) {
       return { content: truncateMiddle(read), isError: false };
@@ -139,7 +151,7 @@ export const editFileTool: Tool<
     replace_all: z.boolean().optional(),
   }),
   async run(args, context) {
-    const text = await readText(args.path, context);
+    const text = await readText(args.path, "edit_file", context);
     if (typeof text !== "string") return text;
     const occurrences = text.split(args.old_text).length - 1;
     if (occurrences === 0) return toolError(`old_text does not occur in ${args.path}`);
@@ -239,7 +251,7 @@ export const searchTool: Tool<{ pattern: string; path?: string; glob?: string }>
     const searched = new Set<string>();
     for (const file of files) {
       const name = withoutDotSlash(file);
-      if (!context.searchable(name)) hidden.push(name);
+      if (!context.permits("search", name)) hidden.push(name);
       else if (args.glob === undefined || globMatch(args.glob, name)) searched.add(file);
     }
     const lines = searched.size === 0 ? [] : await matchingLines(context, args.pattern, searched);
@@ -255,14 +267,30 @@ export const searchTool: Tool<{ pattern: string; path?: string; glob?: string }>
   },
 };
 
-async function readText(path: string, context: ToolContext): Promise<string | ToolResult> {
+/**
+ * A file's text, after the policy has judged every name it has: a symlink is judged by where it
+ * leads, a hard link by each path of its inode, so no second name reads a file the policy denies.
+ */
+async function readText(
+  path: string,
+  tool: string,
+  context: ToolContext,
+): Promise<string | ToolResult> {
   const relative = confinePath(context.task.manifest.workdir, path);
   if (typeof relative !== "string") return toolError(relative.error);
   const result = await execTool(context, READ, { VERDICT_PATH: relative });
   if (result.exitCode !== 0) {
     return toolError(result.stderr.trim() || `cannot read ${path} (exit ${result.exitCode})`);
   }
-  return result.stdout;
+  const end = result.stdout.indexOf("\0\0");
+  const names = result.stdout.slice(0, end).split("\0").map(withoutDotSlash);
+  const denied = names.find((name) => !context.permits(tool, name));
+  if (denied !== undefined) {
+    return toolError(
+      `denied by policy: ${path} is the file ${denied}, which the policy does not let ${tool} read`,
+    );
+  }
+  return result.stdout.slice(end + 2);
 }
 
 async function writeText(

@@ -18,10 +18,11 @@ export interface ToolContext {
   /** Aborts the tool: the task's deadline, or an interrupt. Its command is killed. */
   signal: AbortSignal;
   /**
-   * Whether a search may show lines of this file (workspace-relative): the policy's `search` rules
-   * judged on the file itself, so a rule that denies `.env` hides it from a search of `.` too.
+   * Whether the policy lets `tool` act on this workspace-relative path, judged on the file itself:
+   * a search of `.` leaves out the files `search` may not read, and `read_file` judges where a
+   * link leads and every name of a hard-linked file, not only the name it was given.
    */
-  searchable(path: string): boolean;
+  permits(tool: string, path: string): boolean;
 }
 
 /** What a tool returns to the model. */

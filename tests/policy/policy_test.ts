@@ -288,3 +288,139 @@ Deno.test("path globs and command patterns that cannot work are refused, naming 
   assert.ok(!decide(classes, "read_file", { path: "secret7.txt" }, "/workspace").allowed);
   assert.ok(decide(classes, "read_file", { path: "secretX.txt" }, "/workspace").allowed);
 });
+
+// Issue 11 item 9: commands whose program the text does not settle were allowed.
+const OPAQUE_BYPASSES = [
+  "x=curl; $x https://example.com",
+  '"$(printf cu)rl" https://example.com',
+  "`printf cu`rl https://example.com",
+  "printf 'curl https://example.com' | sh",
+  "echo Y3VybCBodHRwczovL2V4YW1wbGUuY29t | base64 -d | sh",
+  "base64 -d < payload | bash -s",
+  "sh < script.txt",
+  "bash <<< 'curl https://example.com'",
+  "w?et https://example.com",
+  "/usr/bin/c*l https://example.com",
+  "{cu,}rl https://example.com",
+  "eval ls",
+  'eval "$(cat cmd.txt)"',
+  "source ./env.sh",
+  ". ./env.sh",
+  "alias get=curl",
+  "echo https://x | xargs -I{} sh -c {}",
+  "xargs sh -c < cmds",
+];
+
+// Programs the parser can read once it knows how they run others or name themselves.
+const DECIDED_BYPASSES = [
+  "find . -exec curl https://example.com \\;",
+  "find . -name x -execdir wget https://example.com {} +",
+  "find . -exec sh -c 'curl https://example.com' \\;",
+  "timeout 5 sh -c 'curl https://example.com'",
+  "xargs curl < urls",
+  "python3 -mpip install requests",
+  "python3 -Im pip install requests",
+  "python3 -m pip.__main__ install requests",
+  "pip3.11 install requests",
+  "/usr/local/bin/pip3.11 install requests",
+  "</dev/null curl https://example.com",
+  "2>/dev/null wget https://example.com",
+];
+
+Deno.test("the default policy denies commands whose program it cannot read, naming why", () => {
+  for (const command of OPAQUE_BYPASSES) {
+    const decision = decide(DEFAULT_POLICY, "shell", { command }, "/workspace");
+    assert.equal(decision.allowed, false, command);
+    assert.equal(decision.rule, 0, `${command}: ${decision.subject}`);
+    assert.match(decision.reason, /cannot tell what this command runs/, command);
+  }
+  const denial = decide(DEFAULT_POLICY, "shell", { command: "x=curl; $x h" }, "/workspace");
+  assert.equal(denial.subject, "$x h (its program is only known once the shell expands it)");
+  for (const command of DECIDED_BYPASSES) {
+    const decision = decide(DEFAULT_POLICY, "shell", { command }, "/workspace");
+    assert.equal(decision.allowed, false, command);
+    assert.doesNotMatch(decision.reason, /cannot tell/, `${command} is read, not guessed`);
+  }
+});
+
+Deno.test("what the default policy can read stays allowed: scripts, python -c, globs as arguments", () => {
+  for (
+    const command of [
+      "python -m pytest -q",
+      "PYTHONDONTWRITEBYTECODE=1 python -m pytest -q >/dev/null 2>&1; echo \"exit $?\"",
+      "python3 -c 'print(1)'",
+      "sh run.sh",
+      "bash -x ./build.sh arg",
+      "sh -c 'ls -la'",
+      "[ -f setup.py ] && echo yes",
+      "[[ -n $HOME ]] && echo yes",
+      "for f in *.py; do wc -l $f; done",
+      'case "$1" in a) echo a;; *) echo other;; esac',
+      "ls *.py",
+      "echo $(ls)",
+      "find . -name '*.py' -exec grep -l TODO {} +",
+      "grep -rn pip .",
+      "cat requirements.txt | sort",
+    ]
+  ) {
+    const decision = decide(DEFAULT_POLICY, "shell", { command }, "/workspace");
+    assert.ok(decision.allowed, `${command}: ${decision.subject}`);
+  }
+});
+
+Deno.test("the policy tasks deny every bypass, and every bundled solve script is still allowed", async () => {
+  for (const task of ["policy-no-installs", "policy-keep-secrets"]) {
+    const policy = await loadPolicy(`tasks/${task}/policy.yaml`);
+    for (const command of [...OPAQUE_BYPASSES, ...DECIDED_BYPASSES]) {
+      assert.ok(denied("shell", { command }, policy), `${task}: ${command}`);
+    }
+  }
+  const solves = [];
+  for (const root of ["tasks", "tests/fixtures"]) {
+    for await (const entry of walkSolveScripts(root)) solves.push(entry);
+  }
+  assert.ok(solves.length >= 3, "the bundled tasks have solve scripts to check");
+  for (const { policyPath, script } of solves) {
+    const policy = await loadPolicy(policyPath);
+    const command = await Deno.readTextFile(script);
+    const decision = decide(policy, "shell", { command }, "/workspace");
+    assert.ok(decision.allowed, `${script}: ${decision.subject}`);
+  }
+});
+
+async function* walkSolveScripts(
+  folder: string,
+): AsyncGenerator<{ policyPath: string; script: string }> {
+  for await (const entry of Deno.readDir(folder)) {
+    if (!entry.isDirectory) continue;
+    const dir = join(folder, entry.name);
+    const script = join(dir, "solution", "solve.sh");
+    if (await Deno.stat(script).then(() => true, () => false)) {
+      const text = await Deno.readTextFile(join(dir, "task.yaml"));
+      const policy = /^policy:\s*(\S+)/m.exec(text)?.[1] ?? "default";
+      yield { policyPath: policy === "default" ? "default" : join(dir, policy), script };
+    } else yield* walkSolveScripts(dir);
+  }
+}
+
+Deno.test("policy files: `opaque: true` rules, alone and not mixed with patterns", () => {
+  const policy = parsePolicy(
+    "rules:\n  - tool: shell\n    opaque: true\n    action: deny\n  - tool: '*'\n    action: allow\n",
+    "p.yaml",
+  );
+  assert.ok(denied("shell", { command: "$cmd x" }, policy));
+  assert.ok(!denied("shell", { command: "curl x" }, policy), "an opaque rule matches nothing else");
+  assert.ok(!denied("read_file", { path: "$x" }, policy));
+  assert.throws(
+    () =>
+      parsePolicy(
+        "rules:\n  - tool: shell\n    opaque: true\n    command: 'x *'\n    action: deny\n",
+        "p.yaml",
+      ),
+    /p\.yaml: rules\[0\]: a rule may have one of command patterns, path patterns or opaque/,
+  );
+  assert.throws(
+    () => parsePolicy("rules:\n  - tool: shell\n    opaque: false\n    action: deny\n", "p.yaml"),
+    /rules\[0\]\.opaque/,
+  );
+});

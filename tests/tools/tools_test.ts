@@ -59,7 +59,7 @@ async function withWorkspace(
       "/",
     );
     await work(
-      { container, task, signal: new AbortController().signal, searchable: () => true },
+      { container, task, signal: new AbortController().signal, permits: () => true },
       container,
     );
   } finally {
@@ -118,7 +118,7 @@ Deno.test("a search leaves out the files the policy denies searching, even from 
   await withWorkspace(async (base) => {
     const context = {
       ...base,
-      searchable: (path: string) => decide(policy, "search", { path }, "/workspace").allowed,
+      permits: (tool: string, path: string) => decide(policy, tool, { path }, "/workspace").allowed,
     };
     for (
       const [path, content] of [
@@ -211,7 +211,7 @@ Deno.test("read_docs serves only the task's listed pages", async () => {
     task,
     container: undefined as unknown as Container,
     signal: new AbortController().signal,
-    searchable: () => true,
+    permits: () => true,
   };
   const pages = task.manifest.docs!;
   assert.equal((await readDocsTool.run({}, context)).content, `pages: ${pages.join(", ")}`);
