@@ -137,7 +137,9 @@ export async function resumeRun(
     const agent: Agent = setup?.agent ??
       (config.agent.startsWith("oracle") ? oracleAgent : nopAgent);
     const staged = new Map(
-      (await Promise.all(tasks.map(stageTask))).map((entry) => [entry.task.id, entry]),
+      (await Promise.all(
+        tasks.map((task) => stageTask(task, config.settings?.policy as string | undefined)),
+      )).map((entry) => [entry.task.id, entry]),
     );
     const plans: TrialPlan[] = store.runs.sessions(run.id)
       .filter((session) => session.status !== "finished")

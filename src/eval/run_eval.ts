@@ -143,7 +143,8 @@ export async function runEval(request: EvalRequest, deps: EvalDeps): Promise<Eva
         task_dirs: Object.fromEntries(tasks.map((task) => [task.id, task.dir])),
         categories: Object.fromEntries(tasks.map((task) => [task.id, task.manifest.category])),
       };
-      const staged = await Promise.all(tasks.map(stageTask));
+      const policy = request.settings?.policy as string | undefined;
+      const staged = await Promise.all(tasks.map((task) => stageTask(task, policy)));
       const plans = store.transaction(() => {
         store.runs.create({ id, config, createdAt: deps.clock.now() });
         return staged.flatMap((stagedTask) =>

@@ -34,7 +34,8 @@ export interface StagedTask {
 }
 
 /**
- * Reads, seals and packs a task's workspace, and packs its tests.
+ * Reads, seals and packs a task's workspace, and packs its tests. `defaultPolicy` is the policy
+ * (`default` or a file, as `--policy` gives it) of a task whose manifest says `policy: default`.
  *
  * @example
  * ```ts
@@ -44,8 +45,8 @@ export interface StagedTask {
  * console.log(staged.initial.root);
  * ```
  */
-export async function stageTask(task: Task): Promise<StagedTask> {
-  const policy = await loadPolicy(task.policyPath);
+export async function stageTask(task: Task, defaultPolicy = "default"): Promise<StagedTask> {
+  const policy = await loadPolicy(task.policyPath === "default" ? defaultPolicy : task.policyPath);
   const workdir = task.manifest.workdir;
   const prefix = workdir.replace(/^\/+/, "");
   // Sealed with the modes the agent's container starts with, so a guarded file is unchanged.

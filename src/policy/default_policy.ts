@@ -24,14 +24,6 @@ export const DEFAULT_POLICY: Policy = {
   rules: [
     {
       tool: "shell",
-      opaque: true,
-      action: "deny",
-      reason:
-        "the policy cannot tell what this command runs; write the program's name out literally " +
-        "(no $variables, substitutions, globs, eval, source, or commands piped into a shell)",
-    },
-    {
-      tool: "shell",
       command: [
         "pip install *",
         "pip3 install *",
@@ -86,6 +78,14 @@ export const DEFAULT_POLICY: Policy = {
       ],
       action: "deny",
       reason: "destructive system commands are not allowed",
+    },
+    {
+      tool: "shell",
+      opaque: true,
+      action: "deny",
+      reason:
+        "the policy cannot tell what this command runs; write the program's name out literally " +
+        "(no $variables, substitutions, globs, eval, source, or commands piped into a shell)",
     },
     { tool: "*", action: "allow", reason: "the default policy allows other calls" },
   ],

@@ -10,7 +10,8 @@ import { InfrastructureError } from "../core/errors.ts";
 import { BoundedBuffer } from "./_bounded_buffer.ts";
 import { within } from "./_within.ts";
 import { type Docker, firstLine } from "./docker.ts";
-import { parseTar, type TarEntry } from "./tar.ts";
+import { readTarStream, type TarEntry, type TarEntryHeader } from "./tar.ts";
+import { UnsealableWorkspaceError } from "./unsealable.ts";
 
 /** The unprivileged user every agent and grading command runs as. */
 export const AGENT_USER = "1000:1000";
@@ -267,15 +268,48 @@ export class Container {
     }
   }
 
-  /** Copies a path out of the container (running, paused or stopped) as tar entries. */
-  async copyOut(path: string): Promise<TarEntry[]> {
-    const result = await this.#docker.run(["cp", `${this.id}:${path}`, "-"]);
-    if (result.code !== 0) {
-      throw new InfrastructureError(
-        `could not copy ${path} out of the container: ${firstLine(result.stderr)}`,
-      );
+  /**
+   * Copies a path out of the container (running, paused or stopped) as tar entries, parsed as the
+   * stream arrives: `admit` sees each entry before its bytes are read, and what it throws stops
+   * the copy and is thrown as is.
+   * @throws {InfrastructureError} when the engine cannot copy the path, or takes longer than
+   * `timeoutMs` (default two minutes).
+   */
+  async copyOut(
+    path: string,
+    admit?: (entry: TarEntryHeader) => void,
+    timeoutMs = 120_000,
+  ): Promise<TarEntry[]> {
+    const child = this.#docker.spawn(["cp", `${this.id}:${path}`, "-"]);
+    const stderr = new BoundedBuffer(64 * 1024);
+    const errors = pump(child.stderr, stderr);
+    let timedOut = false;
+    const deadline = setTimeout(() => {
+      timedOut = true;
+      killQuietly(child);
+    }, timeoutMs);
+    const failed = (detail: string) =>
+      new InfrastructureError(`could not copy ${path} out of the container: ${detail}`);
+    try {
+      let entries: TarEntry[];
+      try {
+        entries = await readTarStream(child.stdout, admit);
+      } catch (error) {
+        killQuietly(child);
+        const status = await child.status;
+        await errors;
+        if (timedOut) throw failed(`it took longer than ${timeoutMs / 1000} s`);
+        if (status.success || admitted(error)) throw error;
+        throw failed(firstLine(stderr.text()) || `exit ${status.code}`);
+      }
+      const status = await child.status;
+      await errors;
+      if (timedOut) throw failed(`it took longer than ${timeoutMs / 1000} s`);
+      if (!status.success) throw failed(firstLine(stderr.text()) || `exit ${status.code}`);
+      return entries;
+    } finally {
+      clearTimeout(deadline);
     }
-    return parseTar(result.stdout);
   }
 
   /**
@@ -419,6 +453,19 @@ async function readSessionThenOutput(
 
 async function pump(stream: ReadableStream<Uint8Array>, buffer: BoundedBuffer): Promise<void> {
   for await (const chunk of stream) buffer.push(chunk);
+}
+
+// What the seal itself refused (a limit, a name) stands whatever the copy's exit status.
+function admitted(error: unknown): boolean {
+  return error instanceof UnsealableWorkspaceError;
+}
+
+function killQuietly(child: Deno.ChildProcess): void {
+  try {
+    child.kill("SIGKILL");
+  } catch {
+    // Already gone.
+  }
 }
 
 async function writeStdin(child: Deno.ChildProcess, data: Uint8Array): Promise<void> {

@@ -11,7 +11,8 @@ import { CorruptionError } from "../core/errors.ts";
 import { type Sha256Hex, sha256Hex } from "../core/hash.ts";
 import type { BlobStore } from "../store/blob_store.ts";
 import { compareBytes, type TreeEntry } from "../task/file_tree.ts";
-import type { TarEntry } from "./tar.ts";
+import type { TarEntry, TarEntryHeader } from "./tar.ts";
+import { UnsealableWorkspaceError } from "./unsealable.ts";
 
 /** One sealed entry. Paths are relative to the workdir. */
 export type SnapshotEntry =
@@ -87,6 +88,98 @@ export function sealEntries(
   }
   sealed.sort((a, b) => compareBytes(a.path, b.path));
   return { root: sha256Hex(manifestText(sealed)), entries: sealed, contents };
+}
+
+/** How much an end state may hold (the task's `limits.max_workspace_*`). */
+export interface SealLimits {
+  /** Most entries: files, folders and links. */
+  max_workspace_files: number;
+  /** Most bytes, all files together (a hard link counts as a copy, as it is sealed). */
+  max_workspace_bytes: number;
+}
+
+/**
+ * The longest path, in bytes and as the container names it, that a seal accepts. `docker cp`
+ * silently leaves out whatever lies past 4,096 bytes; a name is at most 255, so a tree that deep
+ * always shows an entry past 3,840, and refusing from 3,072 on leaves a margin.
+ */
+export const MAX_SEALED_PATH_BYTES = 3072;
+
+/**
+ * The end state broke one of its limits, or holds a path too deep to seal: the agent's failure.
+ *
+ * @example
+ * ```ts
+ * import { WorkspaceLimitError } from "./snapshot.ts";
+ * console.assert(new WorkspaceLimitError("too many files").name === "WorkspaceLimitError");
+ * ```
+ */
+export class WorkspaceLimitError extends UnsealableWorkspaceError {
+  /** Makes the error. */
+  constructor(message: string) {
+    super(message);
+    this.name = "WorkspaceLimitError";
+  }
+}
+
+/**
+ * What a seal admits from `docker cp`'s stream of `workdir` (entries named `NAME/...` after its
+ * last component), before their bytes are read: it throws {@linkcode WorkspaceLimitError} at the
+ * first entry past a limit, naming it, so that an end state past its limits costs the harness
+ * little time and memory.
+ *
+ * @example
+ * ```ts
+ * import { sealGuard } from "./snapshot.ts";
+ * const admit = sealGuard("/workspace", { max_workspace_files: 10, max_workspace_bytes: 100 });
+ * admit({ path: "workspace/a", type: "file", size: 10 });
+ * let refused = false;
+ * try {
+ *   admit({ path: "workspace/big", type: "file", size: 1000 });
+ * } catch {
+ *   refused = true;
+ * }
+ * console.assert(refused);
+ * ```
+ */
+export function sealGuard(
+  workdir: string,
+  limits: SealLimits,
+): (entry: TarEntryHeader) => void {
+  const parent = workdir.slice(0, workdir.lastIndexOf("/"));
+  const encoder = new TextEncoder();
+  let entries = 0;
+  let bytes = 0;
+  return (entry) => {
+    const path = `${parent}/${entry.path}`;
+    const pathBytes = encoder.encode(path).length;
+    if (pathBytes > MAX_SEALED_PATH_BYTES) {
+      throw new WorkspaceLimitError(
+        `the workspace holds a path too deep to seal (${shortened(path)}, ${pathBytes} bytes; ` +
+          `at most ${MAX_SEALED_PATH_BYTES})`,
+      );
+    }
+    entries += 1;
+    if (entries > limits.max_workspace_files) {
+      throw new WorkspaceLimitError(
+        `the workspace holds more than ${limits.max_workspace_files} files, folders and links ` +
+          `(limits.max_workspace_files), so it was not sealed`,
+      );
+    }
+    bytes += entry.size;
+    if (bytes > limits.max_workspace_bytes) {
+      throw new WorkspaceLimitError(
+        `the workspace's files add up to more than ${limits.max_workspace_bytes} bytes ` +
+          `(limits.max_workspace_bytes) at ${shortened(path)} (${entry.size} bytes), ` +
+          `so it was not sealed`,
+      );
+    }
+  };
+}
+
+// A path of several KB in a one-line reason: its start and its end.
+function shortened(path: string): string {
+  return path.length <= 200 ? path : `${path.slice(0, 100)}...${path.slice(-100)}`;
 }
 
 /**
@@ -197,10 +290,13 @@ export function snapshotTarEntries(
   prefixMode = 0o755,
 ): TarEntry[] {
   const entries: TarEntry[] = [{ path: prefix, type: "dir", mode: prefixMode }];
+  const read = new Map<Sha256Hex, Uint8Array>(); // each distinct content read and checked once
   for (const entry of snapshot.entries) {
     const path = `${prefix}/${entry.path}`;
     if (entry.type === "file") {
-      entries.push({ path, type: "file", mode: entry.mode, data: blobs.get(entry.sha256) });
+      let data = read.get(entry.sha256);
+      if (data === undefined) read.set(entry.sha256, data = blobs.get(entry.sha256));
+      entries.push({ path, type: "file", mode: entry.mode, data });
     } else if (entry.type === "dir") entries.push({ path, type: "dir", mode: entry.mode });
     else if (entry.type === "symlink") {
       entries.push({ path, type: "symlink", target: entry.target });

@@ -6,6 +6,8 @@
  * @module
  */
 
+import { UnsealableWorkspaceError } from "./unsealable.ts";
+
 const BLOCK = 512;
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
@@ -21,7 +23,7 @@ const strictDecoder = new TextDecoder("utf-8", { fatal: true });
  * console.assert(new NonUtf8NameError(new Uint8Array([0x61, 0xff])).message.includes("a\\xff"));
  * ```
  */
-export class NonUtf8NameError extends Error {
+export class NonUtf8NameError extends UnsealableWorkspaceError {
   /** Names the offending bytes, the unprintable ones as `\xNN`. */
   constructor(bytes: Uint8Array) {
     const shown = [...bytes].map((byte) =>
@@ -125,66 +127,248 @@ export function packOwnedTar(groups: readonly OwnedEntries[]): Uint8Array {
  * @throws {Error} on a bad header checksum or a truncated stream.
  */
 export function parseTar(bytes: Uint8Array): TarEntry[] {
-  const entries: TarEntry[] = [];
-  const files = new Map<string, { data: Uint8Array; mode: number }>();
+  const unpacker = new TarDecoder();
   let offset = 0;
-  let pax: Record<string, string> = {};
-  let longName: string | undefined;
-  let longLink: string | undefined;
   while (offset + BLOCK <= bytes.length) {
     const block = bytes.subarray(offset, offset + BLOCK);
-    if (block.every((byte) => byte === 0)) break;
-    verifyChecksum(block, offset);
-    const typeflag = String.fromCharCode(block[156] || 48);
-    const size = readNumber(block, 124, 12);
+    if (isEndBlock(block)) break;
+    const header = readHeader(block, offset);
     const dataStart = offset + BLOCK;
-    const dataEnd = dataStart + size;
+    const dataEnd = dataStart + header.size;
     if (dataEnd > bytes.length) {
       throw new Error(`tar stream truncated inside the entry at ${offset}`);
     }
-    const data = bytes.subarray(dataStart, dataEnd);
-    offset = dataStart + Math.ceil(size / BLOCK) * BLOCK;
-    if (typeflag === "x") {
-      pax = parsePax(data);
-      continue;
+    unpacker.add(header, bytes.subarray(dataStart, dataEnd));
+    offset = dataStart + Math.ceil(header.size / BLOCK) * BLOCK;
+  }
+  return unpacker.entries;
+}
+
+/** An entry as its header describes it, before its bytes are read. */
+export interface TarEntryHeader {
+  /** Its path. */
+  path: string;
+  /** What it is (a hard link is a `file`: it is sealed as a copy). */
+  type: TarEntry["type"];
+  /** The bytes it stands for: a file's size, a hard link's target's size, else 0. */
+  size: number;
+}
+
+/**
+ * Parses a tar stream as it arrives, so that nothing is read that `admit` refuses: it sees each
+ * entry's header before the entry's bytes are read, and throws to stop (the caller then cancels
+ * the stream's source). Memory holds the entries admitted, never an entry refused.
+ *
+ * @example
+ * ```ts
+ * import { packTar, readTarStream } from "./tar.ts";
+ * const tar = packTar([{ path: "a.txt", type: "file", mode: 0o644, data: new Uint8Array([104]) }]);
+ * const entries = await readTarStream(ReadableStream.from([tar]), (entry) => {
+ *   if (entry.size > 1024) throw new Error(`${entry.path} is too big`);
+ * });
+ * console.assert(entries[0].path === "a.txt");
+ * ```
+ * @throws {Error} on a bad header checksum or a truncated stream, or what `admit` throws.
+ */
+export async function readTarStream(
+  stream: ReadableStream<Uint8Array>,
+  admit: (entry: TarEntryHeader) => void = () => {},
+): Promise<TarEntry[]> {
+  const reader = new ChunkReader(stream.getReader());
+  const unpacker = new TarDecoder();
+  try {
+    while (true) {
+      const offset = reader.position;
+      const block = await reader.read(BLOCK);
+      if (block === undefined || isEndBlock(block)) break;
+      const header = readHeader(block, offset);
+      if (isMetadata(header.typeflag) && header.size > MAX_METADATA_BYTES) {
+        throw new Error(`tar metadata entry at ${offset} is ${header.size} bytes, too large`);
+      }
+      const described = unpacker.peek(header);
+      if (described) admit(described);
+      const data = await reader.read(header.size);
+      if (data === undefined) throw new Error(`tar stream truncated inside the entry at ${offset}`);
+      unpacker.add(header, data);
+      await reader.skip((BLOCK - (header.size % BLOCK)) % BLOCK);
     }
-    if (typeflag === "g") continue;
+    await reader.drain(); // the end-of-archive padding, so that the writer can finish
+    return unpacker.entries;
+  } catch (error) {
+    await reader.cancel();
+    throw error;
+  }
+}
+
+// PAX records and GNU long names name one entry: a path of at most a few KB.
+const MAX_METADATA_BYTES = 1024 * 1024;
+
+interface RawHeader {
+  block: Uint8Array;
+  typeflag: string;
+  size: number;
+}
+
+function readHeader(block: Uint8Array, offset: number): RawHeader {
+  verifyChecksum(block, offset);
+  return {
+    block,
+    typeflag: String.fromCharCode(block[156] || 48),
+    size: readNumber(block, 124, 12),
+  };
+}
+
+function isEndBlock(block: Uint8Array): boolean {
+  return block.every((byte) => byte === 0);
+}
+
+function isMetadata(typeflag: string): boolean {
+  return typeflag === "x" || typeflag === "g" || typeflag === "L" || typeflag === "K";
+}
+
+/** Turns headers and their bytes into entries: long names, PAX records and hard links. */
+class TarDecoder {
+  readonly entries: TarEntry[] = [];
+  readonly #files = new Map<string, { data: Uint8Array; mode: number }>();
+  #pax: Record<string, string> = {};
+  #longName: string | undefined;
+  #longLink: string | undefined;
+
+  /** What a non-metadata entry is, before its bytes are read; undefined for metadata. */
+  peek(header: RawHeader): TarEntryHeader | undefined {
+    if (isMetadata(header.typeflag)) return undefined;
+    const { path, linkname } = this.#names(header.block);
+    switch (header.typeflag) {
+      case "0":
+      case "7":
+        return { path, type: "file", size: header.size };
+      case "1":
+        return { path, type: "file", size: this.#linked(path, linkname).data.length };
+      case "5":
+        return { path, type: "dir", size: 0 };
+      case "2":
+        return { path, type: "symlink", size: 0 };
+      default:
+        return { path, type: "other", size: header.size };
+    }
+  }
+
+  /** Takes in one header and its bytes. */
+  add(header: RawHeader, data: Uint8Array): void {
+    const { typeflag, block } = header;
+    if (typeflag === "x") {
+      this.#pax = parsePax(data);
+      return;
+    }
+    if (typeflag === "g") return;
     if (typeflag === "L") {
-      longName = readCString(data, 0, data.length);
-      continue;
+      this.#longName = readCString(data, 0, data.length);
+      return;
     }
     if (typeflag === "K") {
-      longLink = readCString(data, 0, data.length);
-      continue;
+      this.#longLink = readCString(data, 0, data.length);
+      return;
     }
-    const prefix = readCString(block, 345, 155);
-    const rawName = pax.path ?? longName ??
-      (prefix ? `${prefix}/${readCString(block, 0, 100)}` : readCString(block, 0, 100));
-    const linkname = pax.linkpath ?? longLink ?? readCString(block, 157, 100);
-    pax = {};
-    longName = longLink = undefined;
-    const path = rawName.replace(/\/+$/, "");
+    const { path, linkname } = this.#names(block);
+    this.#pax = {};
+    this.#longName = this.#longLink = undefined;
     const mode = readNumber(block, 100, 8) & 0o7777;
     if (typeflag === "0" || typeflag === "7") {
       const copy = data.slice();
-      files.set(path, { data: copy, mode });
-      entries.push({ path, type: "file", mode, data: copy });
+      this.#files.set(path, { data: copy, mode });
+      this.entries.push({ path, type: "file", mode, data: copy });
     } else if (typeflag === "1") {
-      const original = files.get(linkname.replace(/\/+$/, ""));
-      if (original === undefined) {
-        throw new Error(`tar hard link ${path} names unknown ${linkname}`);
-      }
       // A hard link shares its target's inode: same bytes, same mode.
-      entries.push({ path, type: "file", mode: original.mode, data: original.data });
+      const original = this.#linked(path, linkname);
+      this.entries.push({ path, type: "file", mode: original.mode, data: original.data });
     } else if (typeflag === "5") {
-      entries.push({ path, type: "dir", mode });
+      this.entries.push({ path, type: "dir", mode });
     } else if (typeflag === "2") {
-      entries.push({ path, type: "symlink", target: linkname });
+      this.entries.push({ path, type: "symlink", target: linkname });
     } else {
-      entries.push({ path, type: "other", mode, typeflag });
+      this.entries.push({ path, type: "other", mode, typeflag });
     }
   }
-  return entries;
+
+  #names(block: Uint8Array): { path: string; linkname: string } {
+    const prefix = readCString(block, 345, 155);
+    const rawName = this.#pax.path ?? this.#longName ??
+      (prefix ? `${prefix}/${readCString(block, 0, 100)}` : readCString(block, 0, 100));
+    const linkname = this.#pax.linkpath ?? this.#longLink ?? readCString(block, 157, 100);
+    return { path: rawName.replace(/\/+$/, ""), linkname };
+  }
+
+  #linked(path: string, linkname: string): { data: Uint8Array; mode: number } {
+    const original = this.#files.get(linkname.replace(/\/+$/, ""));
+    if (original === undefined) throw new Error(`tar hard link ${path} names unknown ${linkname}`);
+    return original;
+  }
+}
+
+/** Reads exact byte counts from a stream of chunks of any size. */
+class ChunkReader {
+  readonly #reader: ReadableStreamDefaultReader<Uint8Array>;
+  #chunk: Uint8Array = new Uint8Array(0);
+  #offset = 0;
+  #done = false;
+  /** Bytes handed out or skipped so far. */
+  position = 0;
+
+  constructor(reader: ReadableStreamDefaultReader<Uint8Array>) {
+    this.#reader = reader;
+  }
+
+  /** The next `length` bytes; undefined when the stream ends first. */
+  async read(length: number): Promise<Uint8Array | undefined> {
+    if (this.#chunk.length - this.#offset >= length) return this.#take(length);
+    const out = new Uint8Array(length);
+    let filled = 0;
+    while (filled < length) {
+      if (this.#offset === this.#chunk.length && !(await this.#next())) return undefined;
+      const part = this.#take(Math.min(length - filled, this.#chunk.length - this.#offset));
+      out.set(part, filled);
+      filled += part.length;
+    }
+    return out;
+  }
+
+  /** Skips `length` bytes (fewer when the stream ends first). */
+  async skip(length: number): Promise<void> {
+    let left = length;
+    while (left > 0) {
+      if (this.#offset === this.#chunk.length && !(await this.#next())) return;
+      left -= this.#take(Math.min(left, this.#chunk.length - this.#offset)).length;
+    }
+  }
+
+  /** Reads the stream to its end, discarding what is left. */
+  async drain(): Promise<void> {
+    while (await this.#next());
+  }
+
+  /** Stops the stream's source. */
+  async cancel(): Promise<void> {
+    await this.#reader.cancel().catch(() => {});
+  }
+
+  #take(length: number): Uint8Array {
+    const part = this.#chunk.subarray(this.#offset, this.#offset + length);
+    this.#offset += length;
+    this.position += length;
+    return part;
+  }
+
+  async #next(): Promise<boolean> {
+    if (this.#done) return false;
+    const { value, done } = await this.#reader.read();
+    if (done) {
+      this.#done = true;
+      return false;
+    }
+    this.#chunk = value;
+    this.#offset = 0;
+    return true;
+  }
 }
 
 interface HeaderFields {

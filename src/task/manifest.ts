@@ -126,6 +126,12 @@ const imageReference = z.string().min(1).max(255).refine(
   },
 );
 
+/** The default `limits.max_workspace_files`: far more than a code task needs. */
+export const DEFAULT_MAX_WORKSPACE_FILES = 100_000;
+
+/** The default `limits.max_workspace_bytes`, 1 GiB. */
+export const DEFAULT_MAX_WORKSPACE_BYTES = 1024 * 1024 * 1024;
+
 /** The manifest, without `checks` (validated item by item, see `load_task.ts`). */
 export const MANIFEST_SCHEMA = z.strictObject({
   id: z.string().regex(/^[a-z0-9-]+$/, "must be lowercase letters, digits and dashes"),
@@ -140,6 +146,10 @@ export const MANIFEST_SCHEMA = z.strictObject({
     timeout_s: timeoutSeconds(600),
     max_total_tokens: z.number().int().min(1).default(200_000),
     max_cost_usd: z.number().min(0).default(0.5),
+    /** Most entries (files, folders, links) the end state may hold; more fails the trial. */
+    max_workspace_files: z.number().int().min(1).default(DEFAULT_MAX_WORKSPACE_FILES),
+    /** Most bytes the end state's files may add up to; more fails the trial. */
+    max_workspace_bytes: z.number().int().min(1).default(DEFAULT_MAX_WORKSPACE_BYTES),
   }).prefault({}),
   context: z.strictObject({
     max_tokens: z.number().int().min(256).default(16_000),

@@ -48,6 +48,14 @@ cd -- "$VERDICT_WORKDIR" || exit 4
 # Regular files only, found without following symlinks: a link cannot lead the search outside.
 find "$VERDICT_PATH" -type f -print0`;
 
+// Every file of the workdir with more than one hard link: its inode and its name, each
+// NUL-terminated. Another name of a file the policy denies must not be searched either. A folder
+// find cannot read is skipped: grep could not read the files in it either.
+const HARD_LINKED = `cd -- "$VERDICT_WORKDIR" || exit 4
+find . -xdev -type f -links +1 -exec sh -c \\
+  'for file do printf "%s\\0%s\\0" "$(stat -c %i -- "$file")" "$file"; done' verdict {} + 2>/dev/null
+exit 0`;
+
 // The files to search arrive on stdin, NUL-separated: only those the policy lets it read.
 const SEARCH_LINES = `cd -- "$VERDICT_WORKDIR" || exit 4
 xargs -0 -r grep -nsHE -e "$VERDICT_PATTERN" -- | head -n 1000
@@ -247,11 +255,13 @@ export const searchTool: Tool<{ pattern: string; path?: string; glob?: string }>
       return toolError(listed.stderr.trim() || `search failed (exit ${listed.exitCode})`);
     }
     const files = listed.stdout.split("\0").filter((file) => file !== "");
+    const denied = await deniedInodeNames(context);
+    if (!(denied instanceof Set)) return denied;
     const hidden: string[] = [];
     const searched = new Set<string>();
     for (const file of files) {
       const name = withoutDotSlash(file);
-      if (!context.permits("search", name)) hidden.push(name);
+      if (!context.permits("search", name) || denied.has(name)) hidden.push(name);
       else if (args.glob === undefined || globMatch(args.glob, name)) searched.add(file);
     }
     const lines = searched.size === 0 ? [] : await matchingLines(context, args.pattern, searched);
@@ -308,6 +318,25 @@ async function writeText(
     return toolError(result.stderr.trim() || `cannot write ${path} (exit ${result.exitCode})`);
   }
   return undefined;
+}
+
+/** Every name of each hard-linked file one of whose names the policy denies searching. */
+async function deniedInodeNames(context: ToolContext): Promise<Set<string> | ToolResult> {
+  const result = await execTool(context, HARD_LINKED, {}, { maxOutputBytes: MAX_LISTING_BYTES });
+  if (result.exitCode !== 0) {
+    return toolError(result.stderr.trim() || `search failed (exit ${result.exitCode})`);
+  }
+  const fields = result.stdout.split("\0");
+  const names = new Map<string, string[]>();
+  for (let i = 0; i + 1 < fields.length; i += 2) {
+    const inode = names.get(fields[i]) ?? [];
+    inode.push(withoutDotSlash(fields[i + 1]));
+    names.set(fields[i], inode);
+  }
+  return new Set(
+    [...names.values()].filter((inode) => inode.some((name) => !context.permits("search", name)))
+      .flat(),
+  );
 }
 
 /** The `path:line:text` lines of the searched files that match, paths without a leading `./`. */

@@ -9,6 +9,7 @@ import { editFileTool, readFileTool, searchTool } from "../../src/tools/file_too
 import { shellTool } from "../../src/tools/shell_tool.ts";
 import type { ToolContext } from "../../src/tools/tool.ts";
 import { requireDocker } from "../_docker.ts";
+import { scratchDir } from "../_verdict.ts";
 
 // Issue 11 item 9: with policy-keep-secrets, each of these printed the staging password.
 const TASK = "tasks/policy-keep-secrets";
@@ -134,4 +135,20 @@ Deno.test("a workspace restored after a crash keeps the denied files root's", as
   } finally {
     await container.remove();
   }
+});
+
+Deno.test("--policy guards the files of the tasks it applies to (policy: default)", async () => {
+  await using scratch = await scratchDir("h9-policy");
+  const policyFile = `${scratch.path}/policy.yaml`;
+  await Deno.writeTextFile(
+    policyFile,
+    "rules:\n  - tool: read_file\n    path: README.md\n    action: deny\n  - include: default\n",
+  );
+  const task = await loadTask("tests/fixtures/bench/trivial");
+  const readme = async (policy?: string) =>
+    (await stageTask(task, policy)).initial.entries.find((entry) => entry.path === "README.md") as {
+      mode: number;
+    };
+  assert.equal((await readme(policyFile)).mode, 0o600, "the override's read rule guards it");
+  assert.equal((await readme()).mode, 0o644);
 });
