@@ -23,11 +23,12 @@ import {
   diffSnapshots,
   loadSnapshot,
   sealEntries,
+  sealGuard,
   type Snapshot,
   snapshotTarEntries,
   storeSnapshot,
 } from "../sandbox/snapshot.ts";
-import { NonUtf8NameError } from "../sandbox/tar.ts";
+import { UnsealableWorkspaceError } from "../sandbox/unsealable.ts";
 import type { NewEvent } from "../store/event_log.ts";
 import { chainedSummary, VERDICT_EVENT } from "../store/run_table.ts";
 import type { Store } from "../store/store.ts";
@@ -166,6 +167,8 @@ export async function runTrial(
   };
   const adopt = (container: Container) => containers.push(Promise.resolve(container));
   const workdirName = posix.basename(manifest.workdir);
+  // Each seal refuses, as the agent's failure, an end state past the task's limits.
+  const admit = () => sealGuard(manifest.workdir, manifest.limits);
   const restore = async (root: string) => {
     const container = await start("agent", AGENT_USER);
     const prefix = manifest.workdir.replace(/^\/+/, "");
@@ -250,7 +253,7 @@ export async function runTrial(
         snapshot: async () =>
           storeSnapshot(
             store.blobs,
-            sealEntries(await container.copyOut(manifest.workdir), workdirName),
+            sealEntries(await container.copyOut(manifest.workdir, admit()), workdirName),
           ),
         rng: deps.rng,
         timeoutMs: Math.max(0, manifest.limits.timeout_s * 1000 - (resume?.elapsedMs ?? 0)),
@@ -264,7 +267,7 @@ export async function runTrial(
     if (resume?.phase === "grade") final = loadSnapshot(store.blobs, resume.endRoot);
     else if (agentContainer) {
       await agentContainer.stop(); // nothing it started may touch the workspace after it stopped
-      final = sealEntries(await agentContainer.copyOut(manifest.workdir), workdirName);
+      final = sealEntries(await agentContainer.copyOut(manifest.workdir, admit()), workdirName);
       storeSnapshot(store.blobs, final as ReturnType<typeof sealEntries>);
     } else final = loadSnapshot(store.blobs, (resume as { restoreRoot: string }).restoreRoot);
     endRoot = final.root;
@@ -298,7 +301,7 @@ export async function runTrial(
     }
     const infrastructure = error instanceof InfrastructureError;
     // What the agent left cannot be sealed: its doing, so its failure.
-    const unsealable = error instanceof NonUtf8NameError;
+    const unsealable = error instanceof UnsealableWorkspaceError;
     const reason = error instanceof VerdictError || error instanceof Error
       ? error.message
       : String(error);

@@ -203,15 +203,19 @@ function instructionOf(store: Store, payload: Record<string, unknown>): string |
 function changesOf(store: Store, initialRoot: string, finalRoot: string): TrajectoryChange[] {
   const initial = loadSnapshot(store.blobs, initialRoot);
   const final = loadSnapshot(store.blobs, finalRoot);
-  const text = (entries: SnapshotEntry[], path: string) => {
-    const entry = entries.find((candidate) => candidate.path === path);
+  // By path, once: a lookup per change in the entry lists took 16 s for 90,000 new files.
+  const byPath = (entries: SnapshotEntry[]) => new Map(entries.map((entry) => [entry.path, entry]));
+  const initialByPath = byPath(initial.entries);
+  const finalByPath = byPath(final.entries);
+  const text = (entries: Map<string, SnapshotEntry>, path: string) => {
+    const entry = entries.get(path);
     if (entry?.type !== "file" || entry.size > 200_000) return undefined;
     const bytes = store.blobs.get(entry.sha256);
     return bytes.subarray(0, 8000).includes(0) ? undefined : new TextDecoder().decode(bytes);
   };
   return diffSnapshots(initial, final).map((change) => {
-    const before = change.change === "added" ? "" : text(initial.entries, change.path);
-    const after = change.change === "removed" ? "" : text(final.entries, change.path);
+    const before = change.change === "added" ? "" : text(initialByPath, change.path);
+    const after = change.change === "removed" ? "" : text(finalByPath, change.path);
     const contentChanged = change.change !== "modified" || change.aspects?.includes("content");
     return {
       ...change,

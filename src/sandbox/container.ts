@@ -1,8 +1,9 @@
 /**
  * One Docker container: started hardened (an unprivileged user, every capability dropped,
- * `no-new-privileges`, an init process, limits on processes, memory and CPU, no network unless the
- * task asks), commands run in it with a deadline that kills the command's whole process tree, and
- * files copied in and out as tar streams (never bind-mounted from the host).
+ * `no-new-privileges`, an init process, limits on processes, memory and CPU, a size-limited `/tmp`,
+ * no network unless the task asks), commands run in it with a deadline that kills the command's
+ * whole process tree, and files copied in and out as tar streams (never bind-mounted from the
+ * host).
  *
  * @module
  */
@@ -24,10 +25,15 @@ export interface ResourceLimits {
   memoryMb: number;
   /** CPUs. */
   cpus: number;
+  /**
+   * Size of `/tmp`, in MiB: a tmpfs, so that writing there cannot fill the engine's disk (its
+   * pages count towards the memory limit too).
+   */
+  tmpMb: number;
 }
 
 /** Default limits: enough for a test suite, small enough that a fork bomb stays contained. */
-export const DEFAULT_LIMITS: ResourceLimits = { pids: 256, memoryMb: 1024, cpus: 1 };
+export const DEFAULT_LIMITS: ResourceLimits = { pids: 256, memoryMb: 1024, cpus: 1, tmpMb: 512 };
 
 /** What to start. */
 export interface ContainerSpec {
@@ -140,6 +146,7 @@ export async function startContainer(
     `--memory=${limits.memoryMb}m`,
     `--memory-swap=${limits.memoryMb}m`,
     `--cpus=${limits.cpus}`,
+    `--tmpfs=/tmp:rw,exec,nosuid,nodev,size=${limits.tmpMb}m,mode=1777`,
     `--workdir=${spec.workdir}`,
     ...(spec.user ? [`--user=${spec.user}`] : []),
     ...Object.entries(spec.labels).flatMap(([key, value]) => ["--label", `${key}=${value}`]),

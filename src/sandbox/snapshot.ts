@@ -2,7 +2,8 @@
  * Sealing: a content hash over every entry under a workdir (bytes, mode, symlink target, empty
  * folders), with the files kept in the blob store. The root is the sha256 of the snapshot's
  * canonical manifest, which is itself stored as a blob, so a root names exactly one end state and
- * can be re-checked from the store alone.
+ * can be re-checked from the store alone. A seal covers every entry or fails: an end state past
+ * the task's limits, or with a path deeper than `docker cp` copies, is refused as the agent's.
  *
  * @module
  */
@@ -10,6 +11,7 @@ import { canonicalJson } from "../core/canonical_json.ts";
 import { CorruptionError } from "../core/errors.ts";
 import { type Sha256Hex, sha256Hex } from "../core/hash.ts";
 import type { BlobStore } from "../store/blob_store.ts";
+import { DEFAULT_MAX_WORKSPACE_BYTES, DEFAULT_MAX_WORKSPACE_FILES } from "../task/manifest.ts";
 import { compareBytes, type TreeEntry } from "../task/file_tree.ts";
 import type { TarEntry, TarEntryHeader } from "./tar.ts";
 import { UnsealableWorkspaceError } from "./unsealable.ts";
@@ -92,10 +94,13 @@ export function sealEntries(
 
 /** How much an end state may hold (the task's `limits.max_workspace_*`). */
 export interface SealLimits {
-  /** Most entries: files, folders and links. */
-  max_workspace_files: number;
-  /** Most bytes, all files together (a hard link counts as a copy, as it is sealed). */
-  max_workspace_bytes: number;
+  /** Most entries: files, folders and links. Default {@linkcode DEFAULT_MAX_WORKSPACE_FILES}. */
+  max_workspace_files?: number;
+  /**
+   * Most bytes, all files together (a hard link counts as a copy, as it is sealed). Default
+   * {@linkcode DEFAULT_MAX_WORKSPACE_BYTES}.
+   */
+  max_workspace_bytes?: number;
 }
 
 /**
@@ -146,6 +151,8 @@ export function sealGuard(
   workdir: string,
   limits: SealLimits,
 ): (entry: TarEntryHeader) => void {
+  const maxFiles = limits.max_workspace_files ?? DEFAULT_MAX_WORKSPACE_FILES;
+  const maxBytes = limits.max_workspace_bytes ?? DEFAULT_MAX_WORKSPACE_BYTES;
   const parent = workdir.slice(0, workdir.lastIndexOf("/"));
   const encoder = new TextEncoder();
   let entries = 0;
@@ -160,16 +167,16 @@ export function sealGuard(
       );
     }
     entries += 1;
-    if (entries > limits.max_workspace_files) {
+    if (entries > maxFiles) {
       throw new WorkspaceLimitError(
-        `the workspace holds more than ${limits.max_workspace_files} files, folders and links ` +
+        `the workspace holds more than ${maxFiles} files, folders and links ` +
           `(limits.max_workspace_files), so it was not sealed`,
       );
     }
     bytes += entry.size;
-    if (bytes > limits.max_workspace_bytes) {
+    if (bytes > maxBytes) {
       throw new WorkspaceLimitError(
-        `the workspace's files add up to more than ${limits.max_workspace_bytes} bytes ` +
+        `the workspace's files add up to more than ${maxBytes} bytes ` +
           `(limits.max_workspace_bytes) at ${shortened(path)} (${entry.size} bytes), ` +
           `so it was not sealed`,
       );

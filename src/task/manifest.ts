@@ -146,10 +146,16 @@ export const MANIFEST_SCHEMA = z.strictObject({
     timeout_s: timeoutSeconds(600),
     max_total_tokens: z.number().int().min(1).default(200_000),
     max_cost_usd: z.number().min(0).default(0.5),
-    /** Most entries (files, folders, links) the end state may hold; more fails the trial. */
-    max_workspace_files: z.number().int().min(1).default(DEFAULT_MAX_WORKSPACE_FILES),
-    /** Most bytes the end state's files may add up to; more fails the trial. */
-    max_workspace_bytes: z.number().int().min(1).default(DEFAULT_MAX_WORKSPACE_BYTES),
+    /**
+     * Most entries (files, folders, links) the end state may hold; more fails the trial. Default
+     * {@linkcode DEFAULT_MAX_WORKSPACE_FILES}.
+     */
+    max_workspace_files: z.number().int().min(1).optional(),
+    /**
+     * Most bytes the end state's files may add up to; more fails the trial. Default
+     * {@linkcode DEFAULT_MAX_WORKSPACE_BYTES}.
+     */
+    max_workspace_bytes: z.number().int().min(1).optional(),
   }).prefault({}),
   context: z.strictObject({
     max_tokens: z.number().int().min(256).default(16_000),

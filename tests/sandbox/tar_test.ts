@@ -4,7 +4,9 @@ import {
   packOwnedTar,
   packTar,
   parseTar,
+  readTarStream,
   type TarEntry,
+  type TarEntryHeader,
 } from "../../src/sandbox/tar.ts";
 import { requireDocker } from "../_docker.ts";
 
@@ -112,4 +114,54 @@ Deno.test("a name that is not UTF-8 is refused, naming its bytes; other PAX reco
   fixChecksum(pathHeader.subarray(0, 512));
   joined.set(pathHeader.subarray(0, pathHeader.length - 1024));
   assert.throws(() => parseTar(joined), NonUtf8NameError);
+});
+
+/** A stream of `bytes` in chunks of `size` bytes, counting how many were pulled. */
+function chunked(bytes: Uint8Array, size: number): {
+  stream: ReadableStream<Uint8Array>;
+  pulled: () => number;
+} {
+  let offset = 0;
+  const stream = new ReadableStream<Uint8Array>({
+    pull(controller) {
+      if (offset >= bytes.length) return controller.close();
+      controller.enqueue(bytes.slice(offset, offset + size));
+      offset += size;
+    },
+  });
+  return { stream, pulled: () => offset };
+}
+
+Deno.test("a tar stream parses the same in chunks of any size, long names included", async () => {
+  const long = `${"deep/".repeat(30)}file.txt`;
+  const entries: TarEntry[] = [
+    { path: "dir", type: "dir", mode: 0o755 },
+    { path: long, type: "file", mode: 0o600, data: new Uint8Array(1500).fill(7) },
+    { path: "empty", type: "file", mode: 0o644, data: new Uint8Array(0) },
+    { path: "link", type: "symlink", target: "x".repeat(150) },
+  ];
+  const tar = packTar(entries);
+  for (const size of [1, 7, 512, 513, 4096, tar.length]) {
+    assert.deepEqual(await readTarStream(chunked(tar, size).stream), entries, `chunks of ${size}`);
+  }
+});
+
+Deno.test("a tar stream stops at the first entry refused, before reading its bytes", async () => {
+  const big = new Uint8Array(1024 * 1024);
+  const tar = packTar([
+    { path: "small", type: "file", mode: 0o644, data: bytes("hi") },
+    { path: "big", type: "file", mode: 0o644, data: big },
+    { path: "after", type: "file", mode: 0o644, data: bytes("never read") },
+  ]);
+  const source = chunked(tar, 4096);
+  const seen: TarEntryHeader[] = [];
+  await assert.rejects(
+    readTarStream(source.stream, (entry) => {
+      seen.push(entry);
+      if (entry.size > 1000) throw new Error(`${entry.path} is ${entry.size} bytes`);
+    }),
+    /big is 1048576 bytes/,
+  );
+  assert.deepEqual(seen.map((entry) => entry.path), ["small", "big"]);
+  assert.ok(source.pulled() <= 8192, `pulled ${source.pulled()} bytes of a refused megabyte`);
 });
