@@ -19,6 +19,20 @@ if [ -d "$solution/files" ]; then cp -a "$solution/files/." .; fi
 if [ -f "$solution/solve.sh" ]; then sh "$solution/solve.sh"; fi`;
 
 /**
+ * Why the oracle cannot run a task with no `solution/`, and how to fix the task.
+ *
+ * @example
+ * ```ts
+ * import { noSolutionMessage } from "./oracle.ts";
+ * console.assert(noSolutionMessage("tasks/a").includes("solution/solve.sh"));
+ * ```
+ */
+export function noSolutionMessage(taskDir: string): string {
+  return `${taskDir} has no solution/ folder, which the oracle agent applies: add ` +
+    `solution/solve.sh (run in the workdir) or solution/files/ (copied over the workspace)`;
+}
+
+/**
  * The agent that applies the reference solution.
  *
  * @example
@@ -31,9 +45,7 @@ export const oracleAgent: Agent = {
   name: "oracle",
   async run(context): Promise<AgentOutcome> {
     const { task } = context;
-    if (!task.hasSolution) {
-      throw new UsageError(`${task.dir} has no solution/ folder, which the oracle agent applies`);
-    }
+    if (!task.hasSolution) throw new UsageError(noSolutionMessage(task.dir));
     const tar = packTar(await readTree(join(task.dir, "solution")));
     const result = await context.container.exec(APPLY_SOLUTION, {
       timeoutMs: context.timeoutMs,

@@ -5,22 +5,9 @@
  *
  * @module
  */
+import { noSolutionMessage } from "../agent/oracle.ts";
 import { UsageError } from "../core/errors.ts";
 import type { Task } from "../task/task.ts";
-
-/**
- * Why the oracle cannot run a task with no `solution/`, and how to fix the task.
- *
- * @example
- * ```ts
- * import { noSolutionMessage } from "./oracle_solutions.ts";
- * console.assert(noSolutionMessage("tasks/a").includes("solution/solve.sh"));
- * ```
- */
-export function noSolutionMessage(taskDir: string): string {
-  return `${taskDir} has no solution/ folder, which the oracle agent applies: add ` +
-    `solution/solve.sh (run in the workdir) or solution/files/ (copied over the workspace)`;
-}
 
 /**
  * Refuses tasks the oracle cannot run.

@@ -33,7 +33,16 @@ export interface ReplaySource {
   model(trial: { task: Task; session: string }): Promise<Model>;
 }
 
-/** A recorded request differed from the new eval's: the trial cannot go on from the record. */
+/**
+ * A recorded request differed from the new eval's: the trial cannot go on from the record.
+ *
+ * @example
+ * ```ts
+ * import { ReplayDivergence } from "./replay_model.ts";
+ * const error = new ReplayDivergence("replay:abc diverged at step 2");
+ * console.assert(error.exitCode === 3 && error.name === "ReplayDivergence");
+ * ```
+ */
 export class ReplayDivergence extends InfrastructureError {
   /** Makes the error. */
   constructor(message: string) {

@@ -194,8 +194,13 @@ export async function removeRunContainers(
   run: string,
   owner: string,
 ): Promise<void> {
-  const found = await findLabelled(docker, [`verdict.run=${run}`, `${OWNER_LABEL}=${owner}`]);
-  await removeContainers(docker, found.map(({ id }) => id));
+  // Listed again after each removal: a start that was under way when the run stopped may only
+  // now show its container.
+  for (let round = 0; round < 3; round++) {
+    const found = await findLabelled(docker, [`verdict.run=${run}`, `${OWNER_LABEL}=${owner}`]);
+    if (found.length === 0) return;
+    await removeContainers(docker, found.map(({ id }) => id));
+  }
 }
 
 /** How `runPool` runs trials. */

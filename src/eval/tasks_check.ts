@@ -6,11 +6,10 @@
  *
  * @module
  */
-import { oracleAgent } from "../agent/oracle.ts";
+import { noSolutionMessage, oracleAgent } from "../agent/oracle.ts";
 import { nopAgent } from "../agent/nop.ts";
 import type { TrialRecord } from "../report/results.ts";
 import type { Task } from "../task/task.ts";
-import { noSolutionMessage } from "./oracle_solutions.ts";
 import { type EvalDeps, type EvalRequest, runEval } from "./run_eval.ts";
 
 /** One task's check. */

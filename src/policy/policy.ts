@@ -12,7 +12,7 @@
 import { posix } from "node:path";
 import { globMatch } from "../core/glob.ts";
 import { confinePath } from "../core/workdir_path.ts";
-import { basename, simpleCommands } from "./shell_words.ts";
+import { basename, shellArguments, simpleCommands } from "./shell_words.ts";
 
 /** One rule. */
 export interface PolicyRule {
@@ -237,6 +237,10 @@ const WRAPPER_OPTIONS_WITH_VALUE: Record<string, Set<string>> = {
   time: new Set(["-f", "-o"]),
   doas: new Set(["-u", "-C"]),
   chroot: new Set(),
+  setsid: new Set(),
+  ionice: new Set(["-c", "-n"]),
+  chronic: new Set(),
+  unbuffer: new Set(),
 };
 
 /**
@@ -262,22 +266,13 @@ export function opaqueReason(words: readonly string[]): string | undefined {
   const name = basename(program);
   if (EVALUATORS.has(name)) return `\`${name}\` runs text the policy cannot see`;
   if (!SHELL_PROGRAMS.has(name)) return undefined;
-  const rest = words.slice(1);
-  const dashC = rest.findIndex((word) => /^-[a-zA-Z]*c[a-zA-Z]*$/.test(word));
-  if (dashC !== -1) {
-    const script = rest[dashC + 1];
-    return script === undefined || isRedirectionWord(script)
+  const { dashC, dashS, operand } = shellArguments(words.slice(1));
+  if (dashC) {
+    return operand === undefined || isRedirectionWord(operand)
       ? "the shell reads its command from elsewhere"
       : undefined;
   }
-  let i = 0;
-  while (i < rest.length && /^[-+]/.test(rest[i]) && rest[i] !== "-" && rest[i] !== "--") {
-    if (/^[-+][a-zA-Z]*s/.test(rest[i])) return "the shell reads its commands from its input";
-    i += /^[-+]o$|^-O$/.test(rest[i]) ? 2 : 1;
-  }
-  if (rest[i] === "--") i++;
-  const operand = rest[i];
-  return operand === undefined || operand === "-" || isRedirectionWord(operand)
+  return dashS || operand === undefined || operand === "-" || isRedirectionWord(operand)
     ? "the shell reads its commands from its input"
     : undefined;
 }
@@ -306,9 +301,10 @@ function commandSubjects(words: readonly string[], depth: number): Subject[] {
 function innerCommands(view: readonly string[]): string[][] {
   const name = basename(view[0] ?? "");
   if (SHELL_PROGRAMS.has(name)) {
-    const dashC = view.findIndex((word, i) => i > 0 && /^-[a-zA-Z]*c[a-zA-Z]*$/.test(word));
-    const script = dashC === -1 ? undefined : view[dashC + 1];
-    return script === undefined ? [] : simpleCommands(script).map((simple) => simple.words);
+    const { dashC, operand } = shellArguments(view.slice(1));
+    return dashC && operand !== undefined
+      ? simpleCommands(operand).map((simple) => simple.words)
+      : [];
   }
   if (name !== "find") return [];
   const inner: string[][] = [];
@@ -366,6 +362,10 @@ function unwrap(program: string, rest: string[]): string[] | undefined {
     if (rest[i] === "--") {
       i++;
       break;
+    }
+    // `env -S 'curl x'` splits its string into the command's words.
+    if (program === "env" && rest[i] === "-S" && rest[i + 1] !== undefined) {
+      return [...rest[i + 1].split(/\s+/).filter((word) => word !== ""), ...rest.slice(i + 2)];
     }
     i += withValue.has(rest[i]) ? 2 : 1;
   }

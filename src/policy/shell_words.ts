@@ -117,13 +117,58 @@ function innerCommands(words: string[], heredocs: string[], depth: number): Simp
     inner.push(...simpleCommands(words.slice(words.indexOf("eval") + 1).join(" "), depth + 1));
   }
   if (SHELLS.has(program)) {
-    const dashC = words.findIndex((word) => /^-[a-z]*c[a-z]*$/.test(word));
-    if (dashC !== -1 && words[dashC + 1] !== undefined) {
-      inner.push(...simpleCommands(words[dashC + 1], depth + 1));
+    const shell = shellArguments(words.slice(words.indexOf(effectiveProgram(words)) + 1));
+    if (shell.dashC && shell.operand !== undefined) {
+      inner.push(...simpleCommands(shell.operand, depth + 1));
     }
     for (const body of heredocs) inner.push(...simpleCommands(body, depth + 1));
   }
   return inner;
+}
+
+/** How a shell's arguments say it gets its commands: see {@linkcode shellArguments}. */
+export interface ShellArguments {
+  /** One of its options is `-c`: the operand is the command string. */
+  dashC: boolean;
+  /** One of its options is `-s`: it reads its commands from its input. */
+  dashS: boolean;
+  /** Its first operand, after every option (options may follow `-c`, and `--` ends them). */
+  operand: string | undefined;
+}
+
+/**
+ * Reads a shell's arguments (the words after its name) as `sh` does: option clusters (`-ec`),
+ * options with a value (`-o pipefail`, `--rcfile FILE`), long options and `--`, then the first
+ * operand, which is the command string when an option was `-c` (`sh -c -- 'curl x'` runs
+ * `curl x`), else a script to run.
+ *
+ * @example
+ * ```ts
+ * import { shellArguments } from "./shell_words.ts";
+ * const shell = shellArguments(["-e", "-c", "--", "curl x"]);
+ * console.assert(shell.dashC && shell.operand === "curl x");
+ * console.assert(shellArguments(["build.sh", "-c", "x"]).dashC === false);
+ * ```
+ */
+export function shellArguments(args: readonly string[]): ShellArguments {
+  let dashC = false;
+  let dashS = false;
+  let i = 0;
+  while (i < args.length && /^[-+]./.test(args[i])) {
+    const word = args[i];
+    if (word === "--") {
+      i++;
+      break;
+    }
+    if (word.startsWith("--")) {
+      i += word === "--rcfile" || word === "--init-file" ? 2 : 1;
+      continue;
+    }
+    if (/^-[a-zA-Z]*c/.test(word)) dashC = true;
+    if (/^[-+][a-zA-Z]*s/.test(word)) dashS = true;
+    i += /^[-+][a-zA-Z]*[oO]$/.test(word) ? 2 : 1;
+  }
+  return { dashC, dashS, operand: args[i] };
 }
 
 function effectiveProgram(words: string[]): string {

@@ -142,6 +142,10 @@ export class Docker {
       stdout: "piped",
       stderr: "piped",
       signal: options.signal,
+      // Its own process group: a Ctrl-C sent to the terminal's whole group must not kill a docker
+      // call half-way (a `docker run` killed after its create request leaves a container that no
+      // one has the id of); stopping is the abort signal's job.
+      detached: true,
     }).spawn();
   }
 

@@ -132,7 +132,7 @@ export function parseTar(bytes: Uint8Array): TarEntry[] {
   while (offset + BLOCK <= bytes.length) {
     const block = bytes.subarray(offset, offset + BLOCK);
     if (isEndBlock(block)) break;
-    const header = readHeader(block, offset);
+    const header = unpacker.sized(readHeader(block, offset));
     const dataStart = offset + BLOCK;
     const dataEnd = dataStart + header.size;
     if (dataEnd > bytes.length) {
@@ -181,7 +181,7 @@ export async function readTarStream(
       const offset = reader.position;
       const block = await reader.read(BLOCK);
       if (block === undefined || isEndBlock(block)) break;
-      const header = readHeader(block, offset);
+      const header = unpacker.sized(readHeader(block, offset));
       if (isMetadata(header.typeflag) && header.size > MAX_METADATA_BYTES) {
         throw new Error(`tar metadata entry at ${offset} is ${header.size} bytes, too large`);
       }
@@ -233,6 +233,17 @@ class TarDecoder {
   #pax: Record<string, string> = {};
   #longName: string | undefined;
   #longLink: string | undefined;
+
+  /**
+   * The header with its real size: past 8 GiB the header's own field cannot hold it and a PAX
+   * `size` record gives it (`docker cp` writes a 0 there), as for a sparse file of 9 GiB.
+   */
+  sized(header: RawHeader): RawHeader {
+    const size = this.#pax.size;
+    if (isMetadata(header.typeflag) || size === undefined) return header;
+    if (!/^\d+$/.test(size)) throw new Error(`tar PAX size record '${size}' is not a number`);
+    return { ...header, size: Number(size) };
+  }
 
   /** What a non-metadata entry is, before its bytes are read; undefined for metadata. */
   peek(header: RawHeader): TarEntryHeader | undefined {

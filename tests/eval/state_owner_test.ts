@@ -6,7 +6,18 @@ import { runVerdict, scratchDir } from "../_verdict.ts";
 import { startRun, waitForContainers } from "./_live_run.ts";
 
 // Two trials one after the other: the run's containers live for several seconds.
-const EXPERIMENT = ["eval", "--agent", "oracle", "tests/fixtures/slow", "--repeat", "2"];
+// A seed of its own: other test files run this fixture at the same time, and a shared run id
+// would let their containers into this file's label-only assertions.
+const EXPERIMENT = [
+  "eval",
+  "--agent",
+  "oracle",
+  "tests/fixtures/slow",
+  "--repeat",
+  "2",
+  "--seed",
+  "22",
+];
 
 async function verdicts(home: string, run: string): Promise<string[]> {
   const results = JSON.parse(

@@ -325,6 +325,13 @@ const DECIDED_BYPASSES = [
   "/usr/local/bin/pip3.11 install requests",
   "</dev/null curl https://example.com",
   "2>/dev/null wget https://example.com",
+  // Options may follow `-c`, and `--` ends them: the command string is the first operand.
+  "sh -c -- 'curl https://example.com'",
+  "bash -c -e 'curl https://example.com'",
+  "bash -o pipefail -c 'curl https://example.com'",
+  "env -S 'curl https://example.com'",
+  "setsid curl https://example.com",
+  "ionice -c 3 wget https://example.com",
 ];
 
 Deno.test("the default policy denies commands whose program it cannot read, naming why", () => {
@@ -356,6 +363,8 @@ Deno.test("what the default policy can read stays allowed: scripts, python -c, g
       "sh run.sh",
       "bash -x ./build.sh arg",
       "sh -c 'ls -la'",
+      "sh -ec -- 'ls -la'",
+      "sh build.sh -c curl",
       "[ -f setup.py ] && echo yes",
       "[[ -n $HOME ]] && echo yes",
       "for f in *.py; do wc -l $f; done",

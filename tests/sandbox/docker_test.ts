@@ -10,14 +10,15 @@ Deno.test("a docker call past its deadline throws 'did not finish within', even 
   const started = performance.now();
   try {
     await assert.rejects(
-      docker.run(["run", "--rm", "--label", label, "verdict/busybox", "sleep", "5"], {
+      docker.run(["run", "--rm", "--label", label, "verdict/busybox", "sleep", "30"], {
         timeoutMs: 500,
       }),
       (error) =>
         error instanceof InfrastructureError &&
         error.message === "docker run did not finish within 0.5 s",
     );
-    assert.ok(performance.now() - started < 4_000, "the call ended at its deadline");
+    // Well before the container's 30 s (about 1 s on a quiet machine): it did not wait for it.
+    assert.ok(performance.now() - started < 15_000, "the call ended at its deadline");
   } finally {
     await removeContainers(docker, (await findLabelled(docker, [label])).map(({ id }) => id));
   }

@@ -165,3 +165,36 @@ Deno.test("a tar stream stops at the first entry refused, before reading its byt
   assert.deepEqual(seen.map((entry) => entry.path), ["small", "big"]);
   assert.ok(source.pulled() <= 8192, `pulled ${source.pulled()} bytes of a refused megabyte`);
 });
+
+Deno.test("a PAX size record gives a file's size, as docker cp writes one past 8 GiB", async () => {
+  // A PAX header whose `size` record says 1500, then a file header whose own size field says 0.
+  const data = new Uint8Array(1500).fill(7);
+  const tar = packTar([
+    { path: "big", type: "file", mode: 0o644, data },
+    { path: "after", type: "file", mode: 0o644, data: bytes("x") },
+  ]);
+  const paxHeader = packTar([{
+    path: "PaxHeader",
+    type: "file",
+    mode: 0o644,
+    data: bytes("13 size=1500\n"),
+  }]);
+  paxHeader[156] = "x".charCodeAt(0);
+  fixChecksum(paxHeader.subarray(0, 512));
+  const fileHeader = tar.slice(0, 512);
+  fileHeader.set(bytes("00000000000\0"), 124);
+  fixChecksum(fileHeader);
+  const joined = new Uint8Array(1024 + tar.length);
+  joined.set(paxHeader.subarray(0, 1024));
+  joined.set(fileHeader, 1024);
+  joined.set(tar.subarray(512), 1536);
+  const expected = [
+    { path: "big", type: "file", mode: 0o644, data },
+    { path: "after", type: "file", mode: 0o644, data: bytes("x") },
+  ];
+  assert.deepEqual(parseTar(joined), expected);
+  const seen: TarEntryHeader[] = [];
+  const entries = await readTarStream(chunked(joined, 700).stream, (entry) => seen.push(entry));
+  assert.deepEqual(entries, expected);
+  assert.deepEqual(seen.map((entry) => entry.size), [1500, 1]);
+});

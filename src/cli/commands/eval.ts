@@ -109,6 +109,7 @@ export const evalCommand: Command = {
     if (agentName !== "loop" && values.model !== undefined) {
       throw new UsageError(`--model is for the loop agent; --agent ${agentName} uses no model`);
     }
+    const home = resolveHome(values, io);
     // A sweep: the same tasks, repeats and seed for every model, one run each.
     const setups = agentName === "loop"
       ? await Promise.all(models.map((model) =>
@@ -122,7 +123,7 @@ export const evalCommand: Command = {
           clock: systemClock,
           requestTimeoutMs,
           onCrash: crashProcess(io),
-          home: resolveHome(values, io),
+          home,
           repeat,
         }, tasks)
       ))
@@ -144,7 +145,7 @@ export const evalCommand: Command = {
             repeat,
             concurrency,
             seed,
-            home: resolveHome(values, io),
+            home,
           },
           {
             docker: dockerFromEnv(io),
