@@ -14,7 +14,6 @@ import { nopAgent } from "../agent/nop.ts";
 import { oracleAgent } from "../agent/oracle.ts";
 import { UsageError } from "../core/errors.ts";
 import { VERSION } from "../core/version.ts";
-import { writeRunReports } from "../report/run_reports.ts";
 import {
   AGENT_USER,
   Container,
@@ -28,7 +27,7 @@ import type { Store } from "../store/store.ts";
 import { loadSuite, selectTasks } from "../task/load_suite.ts";
 import type { Task } from "../task/task.ts";
 import type { LoopSetup } from "./loop_setup.ts";
-import { type EvalDeps, type EvalOutcome, removeRunContainers, runPool } from "./run_eval.ts";
+import { type EvalDeps, type EvalOutcome, finishRun, runPool } from "./run_eval.ts";
 import { tryLockRun } from "./run_lock.ts";
 import { OWNER_LABEL, stateOwner } from "./run_owner.ts";
 import { agentEvents, sessionDriver } from "./session_driver.ts";
@@ -190,17 +189,7 @@ export async function resumeRun(
       store,
       resumeFor,
     );
-    if (interrupted) await removeRunContainers(deps.docker, run.id, owner).catch(() => undefined);
-    store.runs.setStatus(run.id, interrupted ? "interrupted" : "finished");
-    const finished = store.runs.get(run.id)!;
-    const results = await writeRunReports(store, finished, runDir);
-    return {
-      run: finished,
-      results,
-      interrupted,
-      interruption: interrupted ? deps.signal.reason : undefined,
-      runDir,
-    };
+    return await finishRun({ id: run.id, owner, runDir, interrupted }, deps, store);
   } finally {
     lock.release();
   }

@@ -159,17 +159,7 @@ export async function runEval(request: EvalRequest, deps: EvalDeps): Promise<Eva
       deps.progress.runStarted(store.runs.get(id)!, plans.length, cleanedUp);
 
       const interrupted = await runPool(plans, { ...request, owner }, deps, store);
-      if (interrupted) await removeRunContainers(deps.docker, id, owner).catch(() => undefined);
-      store.runs.setStatus(id, interrupted ? "interrupted" : "finished");
-      const run = store.runs.get(id)!;
-      const results = await writeRunReports(store, run, runDir);
-      return {
-        run,
-        results,
-        interrupted,
-        interruption: interrupted ? deps.signal.reason : undefined,
-        runDir,
-      };
+      return await finishRun({ id, owner, runDir, interrupted }, deps, store);
     } finally {
       lock.release();
     }
@@ -201,6 +191,35 @@ export async function removeRunContainers(
     if (found.length === 0) return;
     await removeContainers(docker, found.map(({ id }) => id));
   }
+}
+
+/**
+ * Ends a run that `eval` or `resume` drove: an interrupted run's containers are removed, its
+ * status recorded, and its reports written from the record.
+ *
+ * @example
+ * ```ts ignore
+ * import { finishRun } from "./run_eval.ts";
+ * const outcome = await finishRun({ id, owner, runDir, interrupted }, deps, store);
+ * ```
+ */
+export async function finishRun(
+  ended: { id: string; owner: string; runDir: string; interrupted: boolean },
+  deps: Pick<EvalDeps, "docker" | "signal">,
+  store: Store,
+): Promise<EvalOutcome> {
+  const { id, owner, runDir, interrupted } = ended;
+  if (interrupted) await removeRunContainers(deps.docker, id, owner).catch(() => undefined);
+  store.runs.setStatus(id, interrupted ? "interrupted" : "finished");
+  const run = store.runs.get(id)!;
+  const results = await writeRunReports(store, run, runDir);
+  return {
+    run,
+    results,
+    interrupted,
+    interruption: interrupted ? deps.signal.reason : undefined,
+    runDir,
+  };
 }
 
 /** How `runPool` runs trials. */

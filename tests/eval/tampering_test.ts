@@ -3,11 +3,15 @@ import { join } from "node:path";
 import type { Results, TrialRecord } from "../../src/report/results.ts";
 import { openStore } from "../../src/store/store.ts";
 import { containersLabelled, requireDocker } from "../_docker.ts";
-import { runVerdict, scratchDir } from "../_verdict.ts";
+import { PROJECT_ROOT, runVerdict, scratchDir } from "../_verdict.ts";
 
-/** Runs the oracle on one tampering task; returns its trial and the agent's oracle event. */
+/**
+ * Runs the oracle on one tampering task of `suite` (default the fixtures that are whole tasks);
+ * returns its trial and the agent's oracle event.
+ */
 async function tamperingTrial(
   task: string,
+  suite = "tests/fixtures/tampering",
 ): Promise<{ trial: TrialRecord; oracleOutput: string }> {
   const docker = await requireDocker();
   await using home = await scratchDir("tamper");
@@ -15,7 +19,7 @@ async function tamperingTrial(
     "eval",
     "--agent",
     "oracle",
-    "tests/fixtures/tampering",
+    suite,
     "--task",
     task,
     "--home",
@@ -31,6 +35,28 @@ async function tamperingTrial(
   store.close();
   assert.deepEqual(await containersLabelled(docker, `verdict.run=${results.run.id}`), []);
   return { trial, oracleOutput: String(oracle?.payload.stdout ?? "") };
+}
+
+/**
+ * Runs an attack on the bundled `fix-parser-canary`: the task as bundled, with its manifest and
+ * `solution/` replaced by those in `tests/fixtures/tampering_attacks/<task>/` (the attack).
+ */
+async function attackTrial(task: string): Promise<{ trial: TrialRecord; oracleOutput: string }> {
+  await using suite = await scratchDir("attack");
+  const folder = join(suite.path, task);
+  await copyTree(join(PROJECT_ROOT, "tasks", "fix-parser-canary"), folder);
+  await Deno.remove(join(folder, "solution"), { recursive: true });
+  await copyTree(join(PROJECT_ROOT, "tests", "fixtures", "tampering_attacks", task), folder);
+  return await tamperingTrial(task, suite.path);
+}
+
+/** Copies a folder's files into `to` (made as needed), keeping their modes. */
+async function copyTree(from: string, to: string): Promise<void> {
+  await Deno.mkdir(to, { recursive: true });
+  for await (const entry of Deno.readDir(from)) {
+    if (entry.isDirectory) await copyTree(join(from, entry.name), join(to, entry.name));
+    else await Deno.copyFile(join(from, entry.name), join(to, entry.name));
+  }
 }
 
 Deno.test("tampering: a write into the standard library or a user site-package never reaches grading", async () => {
@@ -67,7 +93,7 @@ Deno.test("tampering: file names that are not UTF-8 cannot be sealed, and the tr
 // with only solution/ changed to perform the attack instead of the fix; each passed before.
 
 Deno.test("tampering: code that makes only the first grading process exit 0 is caught by a canary in its own grader", async () => {
-  const { trial } = await tamperingTrial("tamper-first-exit");
+  const { trial } = await attackTrial("tamper-first-exit");
   assert.deepEqual([trial.verdict, trial.bucket], ["fail", "agent_failure"]);
   // Each script is the first process in a fresh grader, so the canary "passes" too.
   assert.match(trial.reason, /^tampering: the canary tests\/canary\.sh passed/);
@@ -76,21 +102,21 @@ Deno.test("tampering: code that makes only the first grading process exit 0 is c
 });
 
 Deno.test("tampering: a pytest package in the workspace never stands in for the test runner", async () => {
-  const { trial } = await tamperingTrial("tamper-runner-shadow");
+  const { trial } = await attackTrial("tamper-runner-shadow");
   assert.deepEqual([trial.verdict, trial.bucket], ["fail", "agent_failure"]);
   assert.match(trial.reason, /^tests failed \(tests\/test\.sh exited 1\)/);
   assert.match(trial.success?.output ?? "", /\d+ failed, \d+ passed/, "the real pytest ran");
 });
 
 Deno.test("tampering: a pytest plugin declared by a dist-info folder in the workspace is never loaded", async () => {
-  const { trial } = await tamperingTrial("tamper-plugin");
+  const { trial } = await attackTrial("tamper-plugin");
   assert.deepEqual([trial.verdict, trial.bucket], ["fail", "agent_failure"]);
   assert.match(trial.reason, /^tests failed \(tests\/test\.sh exited 1\)/);
   assert.match(trial.success?.output ?? "", /\d+ failed, \d+ passed/);
 });
 
 Deno.test("tampering: a forged bytecode cache with the staging mtime is never read by the grader", async () => {
-  const { trial, oracleOutput } = await tamperingTrial("tamper-pyc");
+  const { trial, oracleOutput } = await attackTrial("tamper-pyc");
   assert.match(oracleOutput, /forged .*__pycache__\/parser\.cpython-311\.pyc/);
   assert.deepEqual([trial.verdict, trial.bucket], ["fail", "agent_failure"]);
   assert.match(trial.reason, /^tests failed \(tests\/test\.sh exited 1\)/);
