@@ -8,12 +8,13 @@
  *
  * @example Record a session and verify it
  * ```ts
+ * import assert from "node:assert/strict";
  * import { openStore, verifyRun } from "./mod.ts";
  * const store = openStore(":memory:");
  * store.runs.create({ id: "r1", config: { seed: 1 }, createdAt: 0 });
  * store.runs.createSession({ id: "s1", run: "r1", task: "fix-slugify", repeat: 0 });
  * store.events.append("s1", [{ kind: "note", payload: { text: "hello" } }]);
- * console.assert(verifyRun(store, "r1").problems.length === 0);
+ * assert(verifyRun(store, "r1").problems.length === 0);
  * store.close();
  * ```
  *

@@ -52,12 +52,13 @@ export const SUMMARY_PREFIX = "[Summary of earlier steps, removed to fit the con
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { fitContext } from "./context.ts";
  * import { heuristicCounter } from "../model/tokens.ts";
  * const outcome = fitContext("system", [{ role: "user", content: "task" }], [], {
  *   maxTokens: 1000, reserveOutputTokens: 100, strategy: "truncate",
  * }, heuristicCounter);
- * console.assert(outcome.kind === "fits" && outcome.compaction === undefined);
+ * assert(outcome.kind === "fits" && outcome.compaction === undefined);
  * ```
  */
 export function fitContext(

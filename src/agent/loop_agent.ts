@@ -86,6 +86,7 @@ export interface LoopAgentOptions {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { loopAgent } from "./loop_agent.ts";
  * import { DEFAULT_POLICY } from "../policy/default_policy.ts";
  * import { heuristicCounter } from "../model/tokens.ts";
@@ -95,7 +96,7 @@ export interface LoopAgentOptions {
  *   priceFor: () => null,
  *   counter: heuristicCounter,
  * });
- * console.assert(agent.name === "loop");
+ * assert(agent.name === "loop");
  * ```
  */
 export function loopAgent(options: LoopAgentOptions): Agent {

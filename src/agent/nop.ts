@@ -12,8 +12,9 @@ import type { Agent, AgentOutcome } from "./agent.ts";
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { nopAgent } from "./nop.ts";
- * console.assert(nopAgent.name === "nop");
+ * assert(nopAgent.name === "nop");
  * ```
  */
 export const nopAgent: Agent = {

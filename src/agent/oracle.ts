@@ -23,8 +23,9 @@ if [ -f "$solution/solve.sh" ]; then sh "$solution/solve.sh"; fi`;
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { noSolutionMessage } from "./oracle.ts";
- * console.assert(noSolutionMessage("tasks/a").includes("solution/solve.sh"));
+ * assert(noSolutionMessage("tasks/a").includes("solution/solve.sh"));
  * ```
  */
 export function noSolutionMessage(taskDir: string): string {
@@ -37,8 +38,9 @@ export function noSolutionMessage(taskDir: string): string {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { oracleAgent } from "./oracle.ts";
- * console.assert(oracleAgent.name === "oracle");
+ * assert(oracleAgent.name === "oracle");
  * ```
  */
 export const oracleAgent: Agent = {

@@ -11,10 +11,11 @@ import type { Task } from "../task/task.ts";
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { systemPrompt } from "./system_prompt.ts";
  * // deno-lint-ignore no-explicit-any
  * const task = { manifest: { workdir: "/workspace", docs: [] } } as any;
- * console.assert(systemPrompt(task).includes("/workspace"));
+ * assert(systemPrompt(task).includes("/workspace"));
  * ```
  */
 export function systemPrompt(task: Task): string {

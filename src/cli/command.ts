@@ -65,8 +65,9 @@ export const DEFAULT_TASK_PATHS: readonly string[] = ["tasks"];
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { taskPaths } from "./command.ts";
- * console.assert(taskPaths([])[0] === "tasks" && taskPaths(["a"])[0] === "a");
+ * assert(taskPaths([])[0] === "tasks" && taskPaths(["a"])[0] === "a");
  * ```
  */
 export function taskPaths(positionals: readonly string[]): string[] {

@@ -61,10 +61,11 @@ function writeAll(stream: typeof Deno.stdout, bytes: Uint8Array, closed: AbortCo
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { memoryIo } from "./io.ts";
  * const io = memoryIo({ VERDICT_HOME: "/tmp/v" });
  * io.out("hello\n");
- * console.assert(io.stdout() === "hello\n" && io.env("VERDICT_HOME") === "/tmp/v");
+ * assert(io.stdout() === "hello\n" && io.env("VERDICT_HOME") === "/tmp/v");
  * ```
  */
 export function memoryIo(

@@ -43,10 +43,11 @@ const HELP_OPTION: OptionSpec = { type: "boolean", short: "h", description: "sho
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { runCli } from "./main.ts";
  * import { memoryIo } from "./io.ts";
  * const io = memoryIo();
- * console.assert(await runCli(["--version"], io) === 0);
+ * assert(await runCli(["--version"], io) === 0);
  * ```
  */
 export async function runCli(args: readonly string[], io: Io): Promise<number> {

@@ -11,8 +11,9 @@ import type { OptionValues } from "./command.ts";
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { stringOption } from "./option_values.ts";
- * console.assert(stringOption({ model: "scripted" }, "model") === "scripted");
+ * assert(stringOption({ model: "scripted" }, "model") === "scripted");
  * ```
  */
 export function stringOption(values: OptionValues, name: string): string | undefined {
@@ -32,8 +33,9 @@ export const MAX_CONCURRENCY = 256;
  * @throws {UsageError} naming the flag and its bounds when the value is not such a number (exit 2).
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { count, MAX_REPEAT } from "./option_values.ts";
- * console.assert(count({ repeat: "3" }, "repeat", 1, 1, MAX_REPEAT) === 3);
+ * assert(count({ repeat: "3" }, "repeat", 1, 1, MAX_REPEAT) === 3);
  * ```
  */
 export function count(
@@ -63,8 +65,9 @@ export function count(
  * @throws {UsageError} naming the flag otherwise (exit 2).
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { fraction } from "./option_values.ts";
- * console.assert(fraction({ "min-pass-rate": "0.8" }, "min-pass-rate") === 0.8);
+ * assert(fraction({ "min-pass-rate": "0.8" }, "min-pass-rate") === 0.8);
  * ```
  */
 export function fraction(values: OptionValues, name: string): number | undefined {

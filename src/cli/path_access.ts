@@ -62,8 +62,9 @@ export function checkPathAccess(
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { notPermittedMessage } from "./path_access.ts";
- * console.assert(notPermittedMessage(new Error("Requires read access to \"/x\"")).includes("/x"));
+ * assert(notPermittedMessage(new Error("Requires read access to \"/x\"")).includes("/x"));
  * ```
  */
 export function notPermittedMessage(error: Error): string {

@@ -15,13 +15,14 @@ import type { Io } from "./io.ts";
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { progressDisplay } from "./progress.ts";
  * import { memoryIo } from "./io.ts";
  * import { LogicalClock } from "../core/clock.ts";
  * const io = memoryIo();
  * const progress = progressDisplay(io.out, false, new LogicalClock());
  * progress.runStarted({ id: "abc", config: {}, createdAt: 0, status: "running" }, 2, []);
- * console.assert(io.stdout().startsWith("run abc"));
+ * assert(io.stdout().startsWith("run abc"));
  * ```
  */
 export function progressDisplay(

@@ -15,10 +15,11 @@ import type { Io } from "./io.ts";
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { dockerFromEnv } from "./runtime.ts";
  * import { memoryIo } from "./io.ts";
  * const docker = dockerFromEnv(memoryIo({ PATH: "/usr/bin", SECRET: "x" }));
- * console.assert(!("SECRET" in docker.env));
+ * assert(!("SECRET" in docker.env));
  * ```
  */
 export function dockerFromEnv(io: Io): Docker {
@@ -36,8 +37,9 @@ export function dockerFromEnv(io: Io): Docker {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { Interrupted } from "./runtime.ts";
- * console.assert(new Interrupted("SIGTERM", 143).exitCode === 143);
+ * assert(new Interrupted("SIGTERM", 143).exitCode === 143);
  * ```
  */
 export class Interrupted extends Error {
@@ -57,9 +59,10 @@ export class Interrupted extends Error {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { Interrupted, interruptedExitCode } from "./runtime.ts";
- * console.assert(interruptedExitCode(new Interrupted("SIGTERM", 143)) === 143);
- * console.assert(interruptedExitCode(undefined) === 130);
+ * assert(interruptedExitCode(new Interrupted("SIGTERM", 143)) === 143);
+ * assert(interruptedExitCode(undefined) === 130);
  * ```
  */
 export function interruptedExitCode(reason: unknown): ExitCodeValue {
@@ -82,10 +85,11 @@ const SIGNALS = [
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { withInterrupt } from "./runtime.ts";
  * import { memoryIo } from "./io.ts";
  * const aborted = await withInterrupt(memoryIo(), (signal) => Promise.resolve(signal.aborted));
- * console.assert(!aborted);
+ * assert(!aborted);
  * ```
  */
 export async function withInterrupt<T>(

@@ -18,8 +18,9 @@ export const MAX_SECONDS = 86_400;
  * @throws {UsageError} naming the flag otherwise (exit 2).
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { secondsOption } from "./seconds_option.ts";
- * console.assert(secondsOption({ "request-timeout": "2.5" }, "request-timeout", 600_000) === 2500);
+ * assert(secondsOption({ "request-timeout": "2.5" }, "request-timeout", 600_000) === 2500);
  * ```
  */
 export function secondsOption(values: OptionValues, name: string, fallbackMs: number): number {

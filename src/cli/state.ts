@@ -20,10 +20,11 @@ export const DEFAULT_HOME = ".verdict";
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { resolveHome } from "./state.ts";
  * import { memoryIo } from "./io.ts";
- * console.assert(resolveHome({}, memoryIo({ VERDICT_HOME: "/v" })) === "/v");
- * console.assert(resolveHome({ home: "h" }, memoryIo({ VERDICT_HOME: "/v" })) === "h");
+ * assert(resolveHome({}, memoryIo({ VERDICT_HOME: "/v" })) === "/v");
+ * assert(resolveHome({ home: "h" }, memoryIo({ VERDICT_HOME: "/v" })) === "h");
  * ```
  * @throws {UsageError} when the path names a file, or lies under one (exit 2).
  */
@@ -110,12 +111,13 @@ export function findRun(store: Store, id: string): RunRecord {
  * @throws {UsageError} naming the nearest id when none matches, or the matches when several do.
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { openStore } from "../store/store.ts";
  * import { findSession } from "./state.ts";
  * const store = openStore(":memory:");
  * store.runs.create({ id: "r1", config: {}, createdAt: 0 });
  * store.runs.createSession({ id: "s-abc", run: "r1", task: "t", repeat: 0 });
- * console.assert(findSession(store, "s-a").id === "s-abc");
+ * assert(findSession(store, "s-a").id === "s-abc");
  * ```
  */
 export function findSession(store: Store, id: string): SessionRecord {

@@ -9,8 +9,9 @@
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { table } from "./table.ts";
- * console.assert(table(["a", "bb"], [["xyz", "1"]]) === "a    bb\nxyz  1\n");
+ * assert(table(["a", "bb"], [["xyz", "1"]]) === "a    bb\nxyz  1\n");
  * ```
  */
 export function table(header: readonly string[], rows: readonly (readonly string[])[]): string {

@@ -15,8 +15,9 @@ export type Json = null | boolean | number | string | Json[] | { [key: string]: 
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { canonicalJson } from "./canonical_json.ts";
- * console.assert(canonicalJson({ b: 1, a: [true, null] }) === '{"a":[true,null],"b":1}');
+ * assert(canonicalJson({ b: 1, a: [true, null] }) === '{"a":[true,null],"b":1}');
  * ```
  * @throws {TypeError} when the value holds something JSON cannot represent exactly, or a cycle.
  */
@@ -29,8 +30,9 @@ export function canonicalJson(value: unknown): string {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { canonicalBytes } from "./canonical_json.ts";
- * console.assert(canonicalBytes([1]).length === 3);
+ * assert(canonicalBytes([1]).length === 3);
  * ```
  */
 export function canonicalBytes(value: unknown): Uint8Array {

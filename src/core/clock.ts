@@ -38,11 +38,12 @@ export interface LogicalClockOptions {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { LogicalClock } from "./clock.ts";
  * const clock = new LogicalClock({ start: 1000, tick: 5 });
- * console.assert(clock.now() === 1000 && clock.now() === 1005);
+ * assert(clock.now() === 1000 && clock.now() === 1005);
  * await clock.sleep(100);
- * console.assert(clock.monotonic() === 110);
+ * assert(clock.monotonic() === 110);
  * ```
  */
 export class LogicalClock implements Clock {
@@ -85,11 +86,12 @@ export class LogicalClock implements Clock {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { LogicalClock, recordingClock, type ClockReading } from "./clock.ts";
  * const readings: ClockReading[] = [];
  * const clock = recordingClock(new LogicalClock({ start: 0 }), (reading) => readings.push(reading));
  * clock.now();
- * console.assert(readings.length === 1 && readings[0].kind === "now");
+ * assert(readings.length === 1 && readings[0].kind === "now");
  * ```
  */
 export function recordingClock(inner: Clock, sink: (reading: ClockReading) => void): Clock {
@@ -123,9 +125,10 @@ export class ClockDivergence extends Error {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { RecordedClock } from "./clock.ts";
  * const clock = new RecordedClock([{ kind: "now", value: 42 }]);
- * console.assert(clock.now() === 42 && clock.remaining === 0);
+ * assert(clock.now() === 42 && clock.remaining === 0);
  * ```
  */
 export class RecordedClock implements Clock {

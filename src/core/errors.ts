@@ -29,9 +29,10 @@ export type ExitCodeValue = typeof ExitCode[keyof typeof ExitCode];
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { VerdictError, ExitCode } from "./errors.ts";
  * const error = new VerdictError("no such run", ExitCode.usage);
- * console.assert(error.exitCode === 2);
+ * assert(error.exitCode === 2);
  * ```
  */
 export class VerdictError extends Error {
@@ -79,6 +80,7 @@ export interface InputProblem {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { InputError } from "./errors.ts";
  * const error = new InputError({
  *   file: "tasks/a/task.yaml",
@@ -86,7 +88,7 @@ export interface InputProblem {
  *   problem: "unknown key",
  *   fix: "remove it, or did you mean max_steps?",
  * });
- * console.assert(error.message.includes("limits.max_step"));
+ * assert(error.message.includes("limits.max_step"));
  * ```
  */
 export class InputError extends VerdictError {

@@ -21,9 +21,10 @@ export interface Difference {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { firstDifference } from "./first_difference.ts";
  * const difference = firstDifference({ a: [1, { b: "x" }] }, { a: [1, { b: "y" }] });
- * console.assert(difference?.path === "a[1].b" && difference.expected === '"x"');
+ * assert(difference?.path === "a[1].b" && difference.expected === '"x"');
  * ```
  */
 export function firstDifference(

@@ -17,11 +17,12 @@ const cache = new Map<string, RegExp | null>();
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { globMatch } from "./glob.ts";
- * console.assert(globMatch("src/**", "src/a/b.py"));
- * console.assert(globMatch("*.md", "README.md") && !globMatch("*.md", "docs/a.md"));
- * console.assert(globMatch("**\/.env", "app/.env") && globMatch("**\/.env", ".env"));
- * console.assert(globMatch("test_[ab].py", "test_a.py") && !globMatch("[abc", "a"));
+ * assert(globMatch("src/**", "src/a/b.py"));
+ * assert(globMatch("*.md", "README.md") && !globMatch("*.md", "docs/a.md"));
+ * assert(globMatch("**\/.env", "app/.env") && globMatch("**\/.env", ".env"));
+ * assert(globMatch("test_[ab].py", "test_a.py") && !globMatch("[abc", "a"));
  * ```
  */
 export function globMatch(pattern: string, path: string): boolean {
@@ -38,9 +39,10 @@ export function globMatch(pattern: string, path: string): boolean {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { globProblem } from "./glob.ts";
- * console.assert(globProblem("src/**\/*.py") === undefined);
- * console.assert(globProblem("[abc")!.includes("'['"));
+ * assert(globProblem("src/**\/*.py") === undefined);
+ * assert(globProblem("[abc")!.includes("'['"));
  * ```
  */
 export function globProblem(pattern: string): string | undefined {
@@ -73,8 +75,9 @@ export function globProblem(pattern: string): string | undefined {
  * @throws {SyntaxError} for a glob {@linkcode globProblem} refuses.
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { globToRegExp } from "./glob.ts";
- * console.assert(globToRegExp("a/*.py").test("a/b.py"));
+ * assert(globToRegExp("a/*.py").test("a/b.py"));
  * ```
  */
 export function globToRegExp(pattern: string): RegExp {

@@ -15,8 +15,9 @@ export type Sha256Hex = string;
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { sha256Hex } from "./hash.ts";
- * console.assert(sha256Hex("").startsWith("e3b0c442"));
+ * assert(sha256Hex("").startsWith("e3b0c442"));
  * ```
  */
 export function sha256Hex(data: string | Uint8Array): Sha256Hex {
@@ -28,8 +29,9 @@ export function sha256Hex(data: string | Uint8Array): Sha256Hex {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { sha256Bytes } from "./hash.ts";
- * console.assert(sha256Bytes("abc").length === 32);
+ * assert(sha256Bytes("abc").length === 32);
  * ```
  */
 export function sha256Bytes(data: string | Uint8Array): Uint8Array {
@@ -41,8 +43,9 @@ export function sha256Bytes(data: string | Uint8Array): Uint8Array {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { hashCanonical } from "./hash.ts";
- * console.assert(hashCanonical({ a: 1, b: 2 }) === hashCanonical({ b: 2, a: 1 }));
+ * assert(hashCanonical({ a: 1, b: 2 }) === hashCanonical({ b: 2, a: 1 }));
  * ```
  */
 export function hashCanonical(value: unknown): Sha256Hex {
@@ -54,9 +57,10 @@ export function hashCanonical(value: unknown): Sha256Hex {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { Sha256, sha256Hex } from "./hash.ts";
  * const hash = new Sha256().update("ab").update("c").hex();
- * console.assert(hash === sha256Hex("abc"));
+ * assert(hash === sha256Hex("abc"));
  * ```
  */
 export class Sha256 {
@@ -79,8 +83,9 @@ export class Sha256 {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { isSha256Hex, sha256Hex } from "./hash.ts";
- * console.assert(isSha256Hex(sha256Hex("x")) && !isSha256Hex("xyz"));
+ * assert(isSha256Hex(sha256Hex("x")) && !isSha256Hex("xyz"));
  * ```
  */
 export function isSha256Hex(value: string): boolean {

@@ -14,10 +14,11 @@ import { sha256Hex } from "./hash.ts";
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { deriveId } from "./ids.ts";
  * const a = deriveId("verdict.run/1", { seed: 1, tasks: ["x"] });
  * const b = deriveId("verdict.run/1", { tasks: ["x"], seed: 1 });
- * console.assert(a === b && a.length === 12);
+ * assert(a === b && a.length === 12);
  * ```
  */
 export function deriveId(tag: string, preimage: unknown, length = 12): string {

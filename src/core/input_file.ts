@@ -18,9 +18,10 @@ import { escapedTarget } from "./link_target.ts";
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { readInputFile } from "./input_file.ts";
  * const text = await readInputFile("deno.json", "configuration");
- * console.assert(text.startsWith("{"));
+ * assert(text.startsWith("{"));
  * ```
  */
 export async function readInputFile(
@@ -69,9 +70,10 @@ export async function readInputFile(
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { readUtf8File } from "./input_file.ts";
  * const text = await readUtf8File("deno.json");
- * console.assert(text.startsWith("{"));
+ * assert(text.startsWith("{"));
  * ```
  */
 export async function readUtf8File(path: string): Promise<string> {

@@ -17,8 +17,9 @@ const MAX_LINKS = 40;
  * @throws {Deno.errors.FilesystemLoop} when the links form a loop.
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { linkTarget } from "./link_target.ts";
- * console.assert(linkTarget("deno.json") === `${Deno.cwd()}/deno.json`);
+ * assert(linkTarget("deno.json") === `${Deno.cwd()}/deno.json`);
  * ```
  */
 export function linkTarget(path: string): string {
@@ -53,8 +54,9 @@ export function linkTarget(path: string): string {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { leadsInside } from "./link_target.ts";
- * console.assert(leadsInside("src/core/hash.ts", "src") && !leadsInside("deno.json", "src"));
+ * assert(leadsInside("src/core/hash.ts", "src") && !leadsInside("deno.json", "src"));
  * ```
  */
 export function leadsInside(path: string, root: string): boolean {
@@ -70,8 +72,9 @@ export function leadsInside(path: string, root: string): boolean {
  * @throws {Deno.errors.FilesystemLoop} when the links form a loop.
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { escapedTarget } from "./link_target.ts";
- * console.assert(escapedTarget("deno.json", "read") === undefined);
+ * assert(escapedTarget("deno.json", "read") === undefined);
  * ```
  */
 export function escapedTarget(path: string, access: "read" | "write"): string | undefined {

@@ -16,9 +16,10 @@ const ONE = 10n ** BigInt(SCALE);
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { formatUsd, usd } from "./money.ts";
- * console.assert(usd("0.1") + usd("0.2") === usd("0.3"));
- * console.assert(formatUsd(usd(2.5)) === "2.500000");
+ * assert(usd("0.1") + usd("0.2") === usd("0.3"));
+ * assert(formatUsd(usd(2.5)) === "2.500000");
  * ```
  * @throws {RangeError} for negative, non-finite or malformed amounts, or more than 18 decimals.
  */
@@ -43,8 +44,9 @@ export function usd(value: number | string): Usd {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { costOf, formatUsd, usd } from "./money.ts";
- * console.assert(formatUsd(costOf(1500, usd("3"))) === "0.004500");
+ * assert(formatUsd(costOf(1500, usd("3"))) === "0.004500");
  * ```
  */
 export function costOf(tokens: number, pricePerMillion: Usd): Usd {
@@ -56,8 +58,9 @@ export function costOf(tokens: number, pricePerMillion: Usd): Usd {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { formatUsd, usd } from "./money.ts";
- * console.assert(formatUsd(usd("0.0000005"), 6) === "0.000001");
+ * assert(formatUsd(usd("0.0000005"), 6) === "0.000001");
  * ```
  */
 export function formatUsd(amount: Usd, decimals = 6): string {
@@ -72,8 +75,9 @@ export function formatUsd(amount: Usd, decimals = 6): string {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { usd, usdToNumber } from "./money.ts";
- * console.assert(usdToNumber(usd("0.0045")) === 0.0045);
+ * assert(usdToNumber(usd("0.0045")) === 0.0045);
  * ```
  */
 export function usdToNumber(amount: Usd): number {

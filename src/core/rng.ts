@@ -28,12 +28,13 @@ export interface Rng {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { SplitMix64 } from "./rng.ts";
  * const rng = new SplitMix64(42n);
  * const again = new SplitMix64(42n);
- * console.assert(rng.nextUint64() === again.nextUint64());
+ * assert(rng.nextUint64() === again.nextUint64());
  * const faults = rng.stream("faults");
- * console.assert(faults.nextFloat() < 1);
+ * assert(faults.nextFloat() < 1);
  * ```
  */
 export class SplitMix64 implements Rng {
@@ -84,8 +85,9 @@ export class SplitMix64 implements Rng {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { deriveSeed } from "./rng.ts";
- * console.assert(deriveSeed(1n, "a") !== deriveSeed(1n, "b"));
+ * assert(deriveSeed(1n, "a") !== deriveSeed(1n, "b"));
  * ```
  */
 export function deriveSeed(parent: bigint | number, label: string): bigint {

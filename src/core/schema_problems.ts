@@ -25,10 +25,11 @@ function defOf(schema: z.ZodType): Def {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { z } from "zod";
  * import { knownKeysAt } from "./schema_problems.ts";
  * const schema = z.object({ limits: z.object({ max_steps: z.number() }).optional() });
- * console.assert(knownKeysAt(schema, ["limits"])[0] === "max_steps");
+ * assert(knownKeysAt(schema, ["limits"])[0] === "max_steps");
  * ```
  */
 export function knownKeysAt(schema: z.ZodType, path: readonly PropertyKey[]): string[] {
@@ -53,8 +54,9 @@ export function knownKeysAt(schema: z.ZodType, path: readonly PropertyKey[]): st
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { fieldPath } from "./schema_problems.ts";
- * console.assert(fieldPath(["checks", 2, "path"]) === "checks[2].path");
+ * assert(fieldPath(["checks", 2, "path"]) === "checks[2].path");
  * ```
  */
 export function fieldPath(path: readonly PropertyKey[]): string {
@@ -74,12 +76,13 @@ export function fieldPath(path: readonly PropertyKey[]): string {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { z } from "zod";
  * import { schemaProblems } from "./schema_problems.ts";
  * const schema = z.strictObject({ max_steps: z.number() });
  * const parsed = schema.safeParse({ max_step: 3 });
  * const [problem] = schemaProblems("task.yaml", schema, parsed.error!.issues);
- * console.assert(problem.fix === "did you mean 'max_steps'? Otherwise remove it");
+ * assert(problem.fix === "did you mean 'max_steps'? Otherwise remove it");
  * ```
  */
 export function schemaProblems(

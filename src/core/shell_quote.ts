@@ -9,8 +9,9 @@
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { shellQuote } from "./shell_quote.ts";
- * console.assert(shellQuote("it's") === `'it'\\''s'`);
+ * assert(shellQuote("it's") === `'it'\\''s'`);
  * ```
  */
 export function shellQuote(value: string): string {

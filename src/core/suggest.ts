@@ -11,9 +11,10 @@
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { nearest } from "./suggest.ts";
- * console.assert(nearest("evl", ["eval", "verify"]) === "eval");
- * console.assert(nearest("zzz", ["eval", "verify"]) === undefined);
+ * assert(nearest("evl", ["eval", "verify"]) === "eval");
+ * assert(nearest("zzz", ["eval", "verify"]) === undefined);
  * ```
  */
 export function nearest(input: string, candidates: Iterable<string>): string | undefined {
@@ -36,8 +37,9 @@ export function nearest(input: string, candidates: Iterable<string>): string | u
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { editDistance } from "./suggest.ts";
- * console.assert(editDistance("repaet", "repeat") === 1);
+ * assert(editDistance("repaet", "repeat") === 1);
  * ```
  */
 export function editDistance(a: string, b: string): number {

@@ -11,10 +11,11 @@ import type { Clock } from "./clock.ts";
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { systemClock } from "./system_clock.ts";
  * const start = systemClock.monotonic();
  * await systemClock.sleep(1);
- * console.assert(systemClock.monotonic() >= start);
+ * assert(systemClock.monotonic() >= start);
  * ```
  */
 export const systemClock: Clock = {

@@ -10,8 +10,9 @@
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { VERSION } from "./version.ts";
- * console.assert(/^\d+\.\d+\.\d+/.test(VERSION));
+ * assert(/^\d+\.\d+\.\d+/.test(VERSION));
  * ```
  */
 export const VERSION = "0.1.0";

@@ -15,9 +15,10 @@ export type WorkdirPath = string;
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { confinePath } from "./workdir_path.ts";
- * console.assert(confinePath("/workspace", "/workspace/src/a.py") === "src/a.py");
- * console.assert(typeof confinePath("/workspace", "../etc/passwd") === "object");
+ * assert(confinePath("/workspace", "/workspace/src/a.py") === "src/a.py");
+ * assert(typeof confinePath("/workspace", "../etc/passwd") === "object");
  * ```
  * @returns the relative path, or `{ error }` saying why it is refused.
  */

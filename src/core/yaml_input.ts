@@ -27,8 +27,9 @@ export interface YamlInputOptions {
  * or aliases that expand too far (an alias bomb), name the file.
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { parseYamlInput } from "./yaml_input.ts";
- * console.assert((parseYamlInput("a: 1\n", "x.yaml") as { a: number }).a === 1);
+ * assert((parseYamlInput("a: 1\n", "x.yaml") as { a: number }).a === 1);
  * ```
  */
 export function parseYamlInput(

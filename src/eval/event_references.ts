@@ -13,11 +13,12 @@ import type { BlobReferences } from "../store/verify.ts";
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { openStore } from "../store/store.ts";
  * import { eventBlobReferences } from "./event_references.ts";
  * const store = openStore(":memory:");
  * const references = eventBlobReferences(store.blobs);
- * console.assert(references("model.request", { request: { system: "a", tools: "b", messages: ["c"] } }).length === 3);
+ * assert(references("model.request", { request: { system: "a", tools: "b", messages: ["c"] } }).length === 3);
  * ```
  */
 export function eventBlobReferences(blobs: BlobStore): BlobReferences {

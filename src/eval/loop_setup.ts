@@ -211,9 +211,10 @@ export async function setupLoopAgent(
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { recordedChoices } from "./loop_setup.ts";
  * const choices = recordedChoices({ model: "scripted", settings: { policy: "default", cost: "unknown" } });
- * console.assert(choices.noCost && choices.policyFile === undefined);
+ * assert(choices.noCost && choices.policyFile === undefined);
  * ```
  */
 export function recordedChoices(
@@ -235,8 +236,9 @@ export function recordedChoices(
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { withoutCredentials } from "./loop_setup.ts";
- * console.assert(withoutCredentials("https://u:p@h.example/v1") === "https://h.example/v1");
+ * assert(withoutCredentials("https://u:p@h.example/v1") === "https://h.example/v1");
  * ```
  */
 export function withoutCredentials(url: string): string {

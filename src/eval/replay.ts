@@ -65,9 +65,10 @@ export interface ReplayDeps {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * // See tests/eval/replay_test.ts: replay needs a recorded run.
  * import { replayRun } from "./replay.ts";
- * console.assert(typeof replayRun === "function");
+ * assert(typeof replayRun === "function");
  * ```
  */
 export async function replayRun(
@@ -202,11 +203,12 @@ async function replaySession(
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { openStore } from "../store/store.ts";
  * import { requestDifference } from "./replay.ts";
  * const store = openStore(":memory:");
  * const request = { system: "s", messages: [], tools: [], maxOutputTokens: 5 };
- * console.assert(requestDifference(store, [], 1, request) === undefined); // no such step recorded
+ * assert(requestDifference(store, [], 1, request) === undefined); // no such step recorded
  * store.close();
  * ```
  */

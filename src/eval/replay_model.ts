@@ -38,9 +38,10 @@ export interface ReplaySource {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { ReplayDivergence } from "./replay_model.ts";
  * const error = new ReplayDivergence("replay:abc diverged at step 2");
- * console.assert(error.exitCode === 3 && error.name === "ReplayDivergence");
+ * assert(error.exitCode === 3 && error.name === "ReplayDivergence");
  * ```
  */
 export class ReplayDivergence extends InfrastructureError {
@@ -58,12 +59,13 @@ export class ReplayDivergence extends InfrastructureError {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { loadReplaySource } from "./replay_model.ts";
  * // A state directory with no database: exit 2, naming where it looked.
  * try {
  *   loadReplaySource("/nonexistent", "abc123", [], 1);
  * } catch (error) {
- *   console.assert((error as { exitCode: number }).exitCode === 2);
+ *   assert((error as { exitCode: number }).exitCode === 2);
  * }
  * ```
  * @throws {UsageError} when there is no such run or session, it is not a finished loop run, or it

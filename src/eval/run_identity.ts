@@ -35,12 +35,13 @@ export interface Experiment {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { experimentId } from "./run_identity.ts";
  * const experiment = {
  *   suite_digest: "d", tasks: ["a"], repeat: 1, agent: "nop", model: null, settings: null, seed: 0,
  *   harness_version: "0.1.0",
  * };
- * console.assert(experimentId(experiment) === experimentId({ ...experiment }));
+ * assert(experimentId(experiment) === experimentId({ ...experiment }));
  * ```
  */
 export function experimentId(experiment: Experiment): string {
@@ -105,8 +106,9 @@ export async function claimRunId(
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { sessionId } from "./run_identity.ts";
- * console.assert(sessionId("r1", "t", 0) !== sessionId("r1", "t", 1));
+ * assert(sessionId("r1", "t", 0) !== sessionId("r1", "t", 1));
  * ```
  */
 export function sessionId(run: string, task: string, repeat: number): string {

@@ -21,8 +21,9 @@ export const OWNER_LABEL = "verdict.owner";
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { stateOwner } from "./run_owner.ts";
- * console.assert(stateOwner(".") === stateOwner("./"));
+ * assert(stateOwner(".") === stateOwner("./"));
  * ```
  */
 export function stateOwner(home: string): string {

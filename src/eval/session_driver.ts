@@ -68,9 +68,10 @@ export interface SessionDriver {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { sessionDriver } from "./session_driver.ts";
  * const driver = sessionDriver([]);
- * console.assert(driver.recordedSteps === 0);
+ * assert(driver.recordedSteps === 0);
  * ```
  */
 export function sessionDriver(events: readonly StoredEvent[]): SessionDriver {

@@ -77,10 +77,11 @@ export async function stageTask(task: Task, defaultPolicy = "default"): Promise<
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { DEFAULT_POLICY } from "../policy/default_policy.ts";
  * import { packWorkspace } from "./staged_task.ts";
  * const tar = packWorkspace([{ path: "workspace", type: "dir", mode: 0o755 }], DEFAULT_POLICY, "/workspace");
- * console.assert(tar.length % 512 === 0);
+ * assert(tar.length % 512 === 0);
  * ```
  */
 export function packWorkspace(

@@ -398,12 +398,13 @@ function outcomePayload(outcome: AgentOutcome): Record<string, unknown> {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { outcomeFromPayload } from "./trial.ts";
  * const outcome = outcomeFromPayload({
  *   stop_reason: "completed", detail: null, tokens: { input: 1, output: 2 },
  *   counters: { steps: 1, toolCalls: 0, compactions: 0, deniedCalls: 0, totalTokens: 3, finished: true, resumed: false, cost_usd: "0" },
  * });
- * console.assert(outcome.counters.costUsd === 0n);
+ * assert(outcome.counters.costUsd === 0n);
  * ```
  */
 export function outcomeFromPayload(payload: Record<string, unknown>): AgentOutcome {

@@ -33,6 +33,7 @@ export interface CheckResult {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { runChecks } from "./checks.ts";
  * import { sealEntries } from "../sandbox/snapshot.ts";
  * const before = sealEntries([{ path: "t.py", type: "file", mode: 0o644, data: new Uint8Array([1]) }]);
@@ -40,7 +41,7 @@ export interface CheckResult {
  * const [result] = runChecks([{ kind: "files_unchanged", args: ["t.py"] }], {
  *   initial: before, final: after, read: (hash) => after.contents.get(hash) ?? before.contents.get(hash)!,
  * });
- * console.assert(!result.passed);
+ * assert(!result.passed);
  * ```
  */
 export function runChecks(checks: readonly CheckSpec[], input: CheckInput): CheckResult[] {

@@ -181,11 +181,12 @@ function decide(
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { graderImageTar } from "./grade.ts";
  * const tar = graderImageTar("/workspace", [
  *   { path: "test.sh", type: "file", mode: 0o755, data: new TextEncoder().encode("exit 0") },
  * ]);
- * console.assert(tar.length % 512 === 0);
+ * assert(tar.length % 512 === 0);
  * ```
  */
 export function graderImageTar(workdir: string, tests: readonly TreeEntry[]): Uint8Array {
@@ -224,8 +225,9 @@ function posixParent(path: string): string {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { GRADER_ENV } from "./grade.ts";
- * console.assert(GRADER_ENV.PYTHONSAFEPATH === "1");
+ * assert(GRADER_ENV.PYTHONSAFEPATH === "1");
  * ```
  */
 export const GRADER_ENV: Readonly<Record<string, string>> = {
@@ -243,9 +245,10 @@ export const GRADER_ENV: Readonly<Record<string, string>> = {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { isBytecodeCache } from "./grade.ts";
- * console.assert(isBytecodeCache("pkg/__pycache__/mod.cpython-311.pyc"));
- * console.assert(!isBytecodeCache("pkg/mod.py"));
+ * assert(isBytecodeCache("pkg/__pycache__/mod.cpython-311.pyc"));
+ * assert(!isBytecodeCache("pkg/mod.py"));
  * ```
  */
 export function isBytecodeCache(path: string): boolean {

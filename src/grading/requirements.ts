@@ -56,9 +56,10 @@ export interface RequirementResult {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { checkRequirements, ZERO_COUNTERS } from "./requirements.ts";
  * const [result] = checkRequirements({ min_denied_calls: 1 }, ZERO_COUNTERS);
- * console.assert(!result.passed && result.modelOnly);
+ * assert(!result.passed && result.modelOnly);
  * ```
  */
 export function checkRequirements(requires: Requires, counters: RunCounters): RequirementResult[] {

@@ -90,6 +90,7 @@ interface Failure {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { DEFAULT_RETRY, postJson } from "./_http.ts";
  * import { LogicalClock } from "../core/clock.ts";
  * import { SplitMix64 } from "../core/rng.ts";
@@ -99,7 +100,7 @@ interface Failure {
  *   { clock: new LogicalClock(), rng: new SplitMix64(1), retry: DEFAULT_RETRY, secrets: [] },
  * );
  * await server.shutdown();
- * console.assert((body as { ok: boolean }).ok);
+ * assert((body as { ok: boolean }).ok);
  * ```
  * @throws {ModelUnavailable} after the retries run out, or when the provider says not to retry a
  * server error; {@linkcode ModelRejected} on a status that retrying cannot fix;

@@ -35,6 +35,7 @@ type Block = Record<string, unknown>;
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { anthropicModel } from "./anthropic.ts";
  * import { LogicalClock } from "../core/clock.ts";
  * import { SplitMix64 } from "../core/rng.ts";
@@ -43,7 +44,7 @@ type Block = Record<string, unknown>;
  *   { model: "claude-sonnet-4-5", baseUrl: "http://127.0.0.1:8001", apiKey: "k" },
  *   { clock: new LogicalClock(), rng: new SplitMix64(1), retry: DEFAULT_RETRY, secrets: [] },
  * );
- * console.assert(model.spec === "anthropic:claude-sonnet-4-5");
+ * assert(model.spec === "anthropic:claude-sonnet-4-5");
  * ```
  */
 export function anthropicModel(options: AnthropicOptions, http: HttpDeps): Model {
@@ -72,12 +73,13 @@ export function anthropicModel(options: AnthropicOptions, http: HttpDeps): Model
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { toAnthropicRequest } from "./anthropic.ts";
  * const body = toAnthropicRequest("m", {
  *   system: "s", messages: [{ role: "user", content: "a" }, { role: "user", content: "b" }],
  *   tools: [], maxOutputTokens: 10,
  * });
- * console.assert((body.messages as unknown[]).length === 1 && body.system === "s");
+ * assert((body.messages as unknown[]).length === 1 && body.system === "s");
  * ```
  */
 export function toAnthropicRequest(model: string, request: ModelRequest): Record<string, unknown> {

@@ -28,9 +28,10 @@ export interface CanonicalMessage {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { canonicalMessage } from "./fingerprint.ts";
  * const message = { role: "user" as const, content: "hi" };
- * console.assert(canonicalMessage(message).hash === canonicalMessage({ content: "hi", role: "user" }).hash);
+ * assert(canonicalMessage(message).hash === canonicalMessage({ content: "hi", role: "user" }).hash);
  * ```
  */
 export function canonicalMessage(message: Message): CanonicalMessage {
@@ -80,12 +81,13 @@ export interface Fingerprinted {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { RequestFingerprinter } from "./fingerprint.ts";
  * const fingerprinter = new RequestFingerprinter();
  * const first = { system: "s", messages: [{ role: "user" as const, content: "x" }], tools: [], maxOutputTokens: 5 };
  * const a = fingerprinter.fingerprint(first);
  * const b = fingerprinter.fingerprint({ ...first, messages: [...first.messages, { role: "user" as const, content: "y" }] });
- * console.assert(b.prefix === 1 && a.fingerprint !== b.fingerprint);
+ * assert(b.prefix === 1 && a.fingerprint !== b.fingerprint);
  * ```
  */
 export class RequestFingerprinter {
@@ -135,9 +137,10 @@ export class RequestFingerprinter {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { fingerprint } from "./fingerprint.ts";
  * const request = { system: "s", messages: [{ role: "user" as const, content: "x" }], tools: [], maxOutputTokens: 5 };
- * console.assert(fingerprint(request) === fingerprint(structuredClone(request)));
+ * assert(fingerprint(request) === fingerprint(structuredClone(request)));
  * ```
  */
 export function fingerprint(request: ModelRequest): Sha256Hex {

@@ -91,8 +91,9 @@ export interface Model {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { totalInput } from "./model.ts";
- * console.assert(totalInput({ input: 10, cachedInput: 5, cacheWriteInput: 2, output: 1 }) === 17);
+ * assert(totalInput({ input: 10, cachedInput: 5, cacheWriteInput: 2, output: 1 }) === 17);
  * ```
  */
 export function totalInput(usage: Usage): number {

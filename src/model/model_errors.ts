@@ -12,9 +12,10 @@ import { InfrastructureError } from "../core/errors.ts";
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { ModelUnavailable } from "./model_errors.ts";
  * const error = new ModelUnavailable("openai", 500, "server exploded", 5);
- * console.assert(error.message.includes("HTTP 500") && error.exitCode === 3);
+ * assert(error.message.includes("HTTP 500") && error.exitCode === 3);
  * ```
  */
 export class ModelUnavailable extends InfrastructureError {
@@ -37,9 +38,10 @@ export class ModelUnavailable extends InfrastructureError {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { MalformedResponse } from "./model_errors.ts";
  * const error = new MalformedResponse("anthropic", "missing content");
- * console.assert(error.message === "malformed response from anthropic: missing content");
+ * assert(error.message === "malformed response from anthropic: missing content");
  * ```
  */
 export class MalformedResponse extends InfrastructureError {
@@ -54,8 +56,9 @@ export class MalformedResponse extends InfrastructureError {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { ModelRejected } from "./model_errors.ts";
- * console.assert(new ModelRejected("openai", 401, "bad key").message.includes("HTTP 401"));
+ * assert(new ModelRejected("openai", 401, "bad key").message.includes("HTTP 401"));
  * ```
  */
 export class ModelRejected extends InfrastructureError {

@@ -38,9 +38,10 @@ export type ModelSpec =
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { parseModelSpec } from "./model_spec.ts";
- * console.assert(parseModelSpec("scripted:faults=0.3").kind === "scripted");
- * console.assert(parseModelSpec("openai:gpt-4o").kind === "openai");
+ * assert(parseModelSpec("scripted:faults=0.3").kind === "scripted");
+ * assert(parseModelSpec("openai:gpt-4o").kind === "openai");
  * ```
  * @throws {UsageError} for an unknown kind, a missing model name or a bad knob.
  */
@@ -117,8 +118,9 @@ function parseScripted(knobs: string, text: string): ModelSpec {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { formatModelSpec } from "./model_spec.ts";
- * console.assert(formatModelSpec({ kind: "scripted", faults: 0, crash: null }) === "scripted");
+ * assert(formatModelSpec({ kind: "scripted", faults: 0, crash: null }) === "scripted");
  * ```
  */
 export function formatModelSpec(spec: ModelSpec): string {

@@ -27,6 +27,7 @@ export interface OpenAiOptions {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { openAiModel } from "./openai.ts";
  * import { LogicalClock } from "../core/clock.ts";
  * import { SplitMix64 } from "../core/rng.ts";
@@ -35,7 +36,7 @@ export interface OpenAiOptions {
  *   { model: "gpt-4o", baseUrl: "http://127.0.0.1:8000/v1", apiKey: "" },
  *   { clock: new LogicalClock(), rng: new SplitMix64(1), retry: DEFAULT_RETRY, secrets: [] },
  * );
- * console.assert(model.spec === "openai:gpt-4o");
+ * assert(model.spec === "openai:gpt-4o");
  * ```
  */
 export function openAiModel(options: OpenAiOptions, http: HttpDeps): Model {
@@ -63,11 +64,12 @@ export function openAiModel(options: OpenAiOptions, http: HttpDeps): Model {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { toOpenAiRequest } from "./openai.ts";
  * const body = toOpenAiRequest("gpt-4o", {
  *   system: "s", messages: [{ role: "user", content: "hi" }], tools: [], maxOutputTokens: 100,
  * });
- * console.assert((body.messages as unknown[]).length === 2);
+ * assert((body.messages as unknown[]).length === 2);
  * ```
  */
 export function toOpenAiRequest(model: string, request: ModelRequest): Record<string, unknown> {

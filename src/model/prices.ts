@@ -54,9 +54,10 @@ const FILE = z.record(z.string().min(1), z.unknown());
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { parsePrices } from "./prices.ts";
  * const prices = parsePrices("openai:gpt-4o: { input: 2.50, output: 10 }\n", "prices.yaml");
- * console.assert(prices.get("openai:gpt-4o")?.cachedInput === prices.get("openai:gpt-4o")?.input);
+ * assert(prices.get("openai:gpt-4o")?.cachedInput === prices.get("openai:gpt-4o")?.input);
  * ```
  * @throws {InputError} naming the file, the model and the field.
  */
@@ -93,9 +94,10 @@ export function parsePrices(text: string, file: string): Map<string, Price> {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { costOfUsage, SCRIPTED_PRICE } from "./prices.ts";
  * import { formatUsd } from "../core/money.ts";
- * console.assert(formatUsd(costOfUsage(SCRIPTED_PRICE, { input: 1000, cachedInput: 0, output: 100 })) === "0.001400");
+ * assert(formatUsd(costOfUsage(SCRIPTED_PRICE, { input: 1000, cachedInput: 0, output: 100 })) === "0.001400");
  * ```
  */
 export function costOfUsage(price: Price, usage: Usage): Usd {

@@ -23,8 +23,9 @@ export const MIN_SECRET_LENGTH = 8;
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { redactText } from "./redaction.ts";
- * console.assert(redactText("key sk-abc12345, b64 c2stYWJjMTIzNDU", ["sk-abc12345"]) ===
+ * assert(redactText("key sk-abc12345, b64 c2stYWJjMTIzNDU", ["sk-abc12345"]) ===
  *   "key [redacted], b64 [redacted]");
  * ```
  */
@@ -39,6 +40,7 @@ export function redactText(text: string, secrets: readonly string[]): string {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { redactResponse } from "./redaction.ts";
  * const response = redactResponse({
  *   content: "your key is sk-abc12345",
@@ -46,8 +48,8 @@ export function redactText(text: string, secrets: readonly string[]): string {
  *   finish: "tool_calls",
  *   usage: { input: 1, cachedInput: 0, output: 1 },
  * }, ["sk-abc12345"]);
- * console.assert(response.content === "your key is [redacted]");
- * console.assert(response.toolCalls[0].arguments === '{"command":"echo [redacted]"}');
+ * assert(response.content === "your key is [redacted]");
+ * assert(response.toolCalls[0].arguments === '{"command":"echo [redacted]"}');
  * ```
  */
 export function redactResponse(response: ModelResponse, secrets: readonly string[]): ModelResponse {
@@ -70,9 +72,10 @@ export function redactResponse(response: ModelResponse, secrets: readonly string
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { urlCredentials } from "./redaction.ts";
- * console.assert(urlCredentials("https://me:pa%24%24word@h.example/v1").includes("pa$$word"));
- * console.assert(urlCredentials("http://127.0.0.1:8000/v1").length === 0);
+ * assert(urlCredentials("https://me:pa%24%24word@h.example/v1").includes("pa$$word"));
+ * assert(urlCredentials("http://127.0.0.1:8000/v1").length === 0);
  * ```
  */
 export function urlCredentials(url: string): string[] {

@@ -67,6 +67,7 @@ interface Step {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { loadTask } from "../task/load_task.ts";
  * import { SplitMix64 } from "../core/rng.ts";
  * import { heuristicCounter } from "./tokens.ts";
@@ -74,7 +75,7 @@ interface Step {
  * const model = await scriptedModel({
  *   task: await loadTask("tasks/fix-slugify"), rng: new SplitMix64(0), faults: 0, counter: heuristicCounter,
  * });
- * console.assert(model.spec === "scripted");
+ * assert(model.spec === "scripted");
  * ```
  */
 export async function scriptedModel(

@@ -22,8 +22,9 @@ const encoder = new TextEncoder();
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { heuristicCounter } from "./tokens.ts";
- * console.assert(heuristicCounter.count("abcdefgh") === 2);
+ * assert(heuristicCounter.count("abcdefgh") === 2);
  * ```
  */
 export const heuristicCounter: TokenCounter = {
@@ -42,8 +43,9 @@ const toolsCache = new WeakMap<readonly ToolSchema[], number>();
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { heuristicCounter, messageTokens } from "./tokens.ts";
- * console.assert(messageTokens(heuristicCounter, { role: "user", content: "abcd" }) === 5);
+ * assert(messageTokens(heuristicCounter, { role: "user", content: "abcd" }) === 5);
  * ```
  */
 export function messageTokens(counter: TokenCounter, message: Message): number {

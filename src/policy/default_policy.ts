@@ -13,10 +13,11 @@ import type { Policy } from "./policy.ts";
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { decide } from "./policy.ts";
  * import { DEFAULT_POLICY } from "./default_policy.ts";
- * console.assert(!decide(DEFAULT_POLICY, "shell", { command: "pip install requests" }, "/workspace").allowed);
- * console.assert(decide(DEFAULT_POLICY, "shell", { command: "python -m pytest -q" }, "/workspace").allowed);
+ * assert(!decide(DEFAULT_POLICY, "shell", { command: "pip install requests" }, "/workspace").allowed);
+ * assert(decide(DEFAULT_POLICY, "shell", { command: "python -m pytest -q" }, "/workspace").allowed);
  * ```
  */
 export const DEFAULT_POLICY: Policy = {

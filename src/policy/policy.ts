@@ -56,8 +56,9 @@ export const FILE_TOOLS: ReadonlySet<string> = new Set([
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { FILE_TOOLS, TOOL_NAMES } from "./policy.ts";
- * console.assert([...FILE_TOOLS].every((tool) => TOOL_NAMES.includes(tool)));
+ * assert([...FILE_TOOLS].every((tool) => TOOL_NAMES.includes(tool)));
  * ```
  */
 export const TOOL_NAMES: readonly string[] = [...FILE_TOOLS, "shell", "read_docs", "finish"];
@@ -79,6 +80,7 @@ export interface PolicyDecision {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { decide } from "./policy.ts";
  * const policy = {
  *   source: "inline",
@@ -87,8 +89,8 @@ export interface PolicyDecision {
  *     { tool: "*", action: "allow" as const },
  *   ],
  * };
- * console.assert(!decide(policy, "shell", { command: "cd x && p'ip'  install y" }, "/workspace").allowed);
- * console.assert(decide(policy, "shell", { command: "python -m pytest" }, "/workspace").allowed);
+ * assert(!decide(policy, "shell", { command: "cd x && p'ip'  install y" }, "/workspace").allowed);
+ * assert(decide(policy, "shell", { command: "python -m pytest" }, "/workspace").allowed);
  * ```
  */
 export function decide(
@@ -159,10 +161,11 @@ function decideSubject(policy: Policy, tool: string, subject: Subject): PolicyDe
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { commandMatches } from "./policy.ts";
- * console.assert(commandMatches("pip *", ["pip", "install", "x"]));
- * console.assert(commandMatches("* .env *", ["grep", "-r", "KEY", ".env"]));
- * console.assert(!commandMatches("pip *", ["python", "-m", "pytest"]));
+ * assert(commandMatches("pip *", ["pip", "install", "x"]));
+ * assert(commandMatches("* .env *", ["grep", "-r", "KEY", ".env"]));
+ * assert(!commandMatches("pip *", ["python", "-m", "pytest"]));
  * ```
  */
 export function commandMatches(pattern: string, words: readonly string[]): boolean {
@@ -214,8 +217,9 @@ function wordMatches(pattern: string, word: string): boolean {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { normalizePath } from "./policy.ts";
- * console.assert(normalizePath("./src/../.env") === ".env");
+ * assert(normalizePath("./src/../.env") === ".env");
  * ```
  */
 export function normalizePath(path: string): string {
@@ -251,11 +255,12 @@ const WRAPPER_OPTIONS_WITH_VALUE: Record<string, Set<string>> = {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { opaqueReason } from "./policy.ts";
- * console.assert(opaqueReason(["$x", "https://h"]) !== undefined);
- * console.assert(opaqueReason(["sh"]) !== undefined);
- * console.assert(opaqueReason(["sh", "build.sh"]) === undefined);
- * console.assert(opaqueReason(["[", "-f", "x", "]"]) === undefined);
+ * assert(opaqueReason(["$x", "https://h"]) !== undefined);
+ * assert(opaqueReason(["sh"]) !== undefined);
+ * assert(opaqueReason(["sh", "build.sh"]) === undefined);
+ * assert(opaqueReason(["[", "-f", "x", "]"]) === undefined);
  * ```
  */
 export function opaqueReason(words: readonly string[]): string | undefined {

@@ -86,9 +86,10 @@ const FILE_SCHEMA = z.strictObject({ rules: z.array(z.unknown()) });
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { parsePolicy } from "./policy_file.ts";
  * const policy = parsePolicy("rules:\n  - tool: shell\n    command: 'pip *'\n    action: deny\n", "p.yaml");
- * console.assert(policy.rules.length === 1 && policy.rules[0].command?.[0] === "pip *");
+ * assert(policy.rules.length === 1 && policy.rules[0].command?.[0] === "pip *");
  * ```
  * @throws {InputError} naming the file, the field and the fix.
  */

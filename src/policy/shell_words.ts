@@ -49,10 +49,11 @@ interface Token {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { simpleCommands } from "./shell_words.ts";
  * const commands = simpleCommands(`cd src && p"ip" install 'x y'; echo $(curl -s http://h)`);
- * console.assert(commands[1].words.join(" ") === "pip install x y");
- * console.assert(commands.some((command) => command.words[0] === "curl"));
+ * assert(commands[1].words.join(" ") === "pip install x y");
+ * assert(commands.some((command) => command.words[0] === "curl"));
  * ```
  */
 export function simpleCommands(line: string, depth = 0): SimpleCommand[] {
@@ -144,10 +145,11 @@ export interface ShellArguments {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { shellArguments } from "./shell_words.ts";
  * const shell = shellArguments(["-e", "-c", "--", "curl x"]);
- * console.assert(shell.dashC && shell.operand === "curl x");
- * console.assert(shellArguments(["build.sh", "-c", "x"]).dashC === false);
+ * assert(shell.dashC && shell.operand === "curl x");
+ * assert(shellArguments(["build.sh", "-c", "x"]).dashC === false);
  * ```
  */
 export function shellArguments(args: readonly string[]): ShellArguments {

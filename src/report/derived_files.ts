@@ -28,6 +28,7 @@ export interface DerivedFileProblem {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { openStore } from "../store/store.ts";
  * import { derivedFileProblems } from "./derived_files.ts";
  * import { writeRunReports } from "./run_reports.ts";
@@ -35,7 +36,7 @@ export interface DerivedFileProblem {
  * store.runs.create({ id: "r", config: {}, createdAt: 0 });
  * const dir = await Deno.makeTempDir();
  * await writeRunReports(store, store.runs.get("r")!, dir);
- * console.assert((await derivedFileProblems(store, store.runs.get("r")!, dir)).length === 0);
+ * assert((await derivedFileProblems(store, store.runs.get("r")!, dir)).length === 0);
  * ```
  */
 export async function derivedFileProblems(

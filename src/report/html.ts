@@ -19,6 +19,7 @@ import type { Trajectory } from "./trajectory.ts";
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { renderHtml } from "./html.ts";
  * import { runStats } from "../stats/run_stats.ts";
  * const results = {
@@ -27,7 +28,7 @@ import type { Trajectory } from "./trajectory.ts";
  *   summary: { trials: 0, finished: 0, passed: 0, failed: 0, pass_rate: null, buckets: {} },
  *   trials: [],
  * };
- * console.assert(renderHtml(results, runStats([]), []).startsWith("<!doctype html>"));
+ * assert(renderHtml(results, runStats([]), []).startsWith("<!doctype html>"));
  * ```
  */
 export function renderHtml(results: Results, stats: RunStats, trajectories: Trajectory[]): string {

@@ -12,8 +12,9 @@ const MAX_CELLS = 4_000_000;
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { unifiedDiff } from "./line_diff.ts";
- * console.assert(unifiedDiff("a\nb\nc\n", "a\nB\nc\n").includes("-b\n+B"));
+ * assert(unifiedDiff("a\nb\nc\n", "a\nB\nc\n").includes("-b\n+B"));
  * ```
  */
 export function unifiedDiff(before: string, after: string, context = 3): string {

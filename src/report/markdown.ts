@@ -13,6 +13,7 @@ import { dollars, percent } from "./stats_text.ts";
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { renderMarkdown } from "./markdown.ts";
  * import { runStats } from "../stats/run_stats.ts";
  * const text = renderMarkdown({
@@ -21,7 +22,7 @@ import { dollars, percent } from "./stats_text.ts";
  *   summary: { trials: 0, finished: 0, passed: 0, failed: 0, pass_rate: null, buckets: {} },
  *   trials: [],
  * }, runStats([]));
- * console.assert(text.startsWith("# Verdict run abc"));
+ * assert(text.startsWith("# Verdict run abc"));
  * ```
  */
 export function renderMarkdown(results: Results, stats: RunStats): string {

@@ -108,11 +108,12 @@ export interface Results {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { openStore } from "../store/store.ts";
  * import { buildResults } from "./results.ts";
  * const store = openStore(":memory:");
  * store.runs.create({ id: "r1", config: { agent: "nop" }, createdAt: 0 });
- * console.assert(buildResults(store, store.runs.get("r1")!).summary.trials === 0);
+ * assert(buildResults(store, store.runs.get("r1")!).summary.trials === 0);
  * ```
  */
 export function buildResults(store: Store, run: RunRecord): Results {

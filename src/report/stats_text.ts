@@ -14,8 +14,9 @@ import type { RunStatus } from "../store/run_table.ts";
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { percent } from "./stats_text.ts";
- * console.assert(percent(0.5) === "50.0%" && percent(null) === "-");
+ * assert(percent(0.5) === "50.0%" && percent(null) === "-");
  * ```
  */
 export function percent(fraction: number | null | undefined): string {
@@ -28,8 +29,9 @@ export function percent(fraction: number | null | undefined): string {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { dollars } from "./stats_text.ts";
- * console.assert(dollars(0.0000005) === "$0.000001" && dollars(null) === "unknown");
+ * assert(dollars(0.0000005) === "$0.000001" && dollars(null) === "unknown");
  * ```
  */
 export function dollars(amount: number | null): string {
@@ -57,10 +59,11 @@ export interface RunProgress {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { statsText } from "./stats_text.ts";
  * import { runStats } from "../stats/run_stats.ts";
  * const text = statsText("r1", runStats([]), { status: "interrupted", pending: 2 });
- * console.assert(text.startsWith("run r1: no trial has finished yet; 2 pending"));
+ * assert(text.startsWith("run r1: no trial has finished yet; 2 pending"));
  * ```
  */
 export function statsText(run: string, stats: RunStats, progress?: RunProgress): string {

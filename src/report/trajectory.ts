@@ -83,12 +83,13 @@ const MAX_TEXT = 20_000;
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { openStore } from "../store/store.ts";
  * import { readTrajectory } from "./trajectory.ts";
  * const store = openStore(":memory:");
  * store.runs.create({ id: "r", config: {}, createdAt: 0 });
  * store.runs.createSession({ id: "s", run: "r", task: "t", repeat: 0 });
- * console.assert(readTrajectory(store, store.runs.session("s")!).steps.length === 0);
+ * assert(readTrajectory(store, store.runs.session("s")!).steps.length === 0);
  * ```
  */
 export function readTrajectory(

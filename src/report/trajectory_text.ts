@@ -12,12 +12,13 @@ import type { Trajectory } from "./trajectory.ts";
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { trajectoryText } from "./trajectory_text.ts";
  * const text = trajectoryText({
  *   session: "s", task: "t", repeat: 0, instruction: "Do it.", steps: [], stop: null, verdict: null,
  *   resumed: false, changes: [],
  * });
- * console.assert(text.startsWith("session s (t#0)"));
+ * assert(text.startsWith("session s (t#0)"));
  * ```
  */
 export function trajectoryText(trajectory: Trajectory): string {

@@ -171,8 +171,9 @@ export async function startContainer(
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { missingImageMessage } from "./container.ts";
- * console.assert(missingImageMessage("verdict/busybox").includes("scripts/build-images.sh"));
+ * assert(missingImageMessage("verdict/busybox").includes("scripts/build-images.sh"));
  * ```
  */
 export function missingImageMessage(image: string): string {

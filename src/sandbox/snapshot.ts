@@ -46,9 +46,10 @@ const MANIFEST_TAG = "verdict.snapshot/1";
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { sealEntries } from "./snapshot.ts";
  * const sealed = sealEntries([{ path: "a.txt", type: "file", mode: 0o644, data: new Uint8Array([1]) }]);
- * console.assert(sealed.entries.length === 1 && sealed.root.length === 64);
+ * assert(sealed.entries.length === 1 && sealed.root.length === 64);
  * ```
  */
 export function sealEntries(
@@ -115,8 +116,9 @@ export const MAX_SEALED_PATH_BYTES = 3072;
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { WorkspaceLimitError } from "./snapshot.ts";
- * console.assert(new WorkspaceLimitError("too many files").name === "WorkspaceLimitError");
+ * assert(new WorkspaceLimitError("too many files").name === "WorkspaceLimitError");
  * ```
  */
 export class WorkspaceLimitError extends UnsealableWorkspaceError {
@@ -135,6 +137,7 @@ export class WorkspaceLimitError extends UnsealableWorkspaceError {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { sealGuard } from "./snapshot.ts";
  * const admit = sealGuard("/workspace", { max_workspace_files: 10, max_workspace_bytes: 100 });
  * admit({ path: "workspace/a", type: "file", size: 10 });
@@ -144,7 +147,7 @@ export class WorkspaceLimitError extends UnsealableWorkspaceError {
  * } catch {
  *   refused = true;
  * }
- * console.assert(refused);
+ * assert(refused);
  * ```
  */
 export function sealGuard(
@@ -247,10 +250,11 @@ export interface SnapshotChange {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { diffSnapshots, sealEntries } from "./snapshot.ts";
  * const before = sealEntries([{ path: "a", type: "file", mode: 0o644, data: new Uint8Array([1]) }]);
  * const after = sealEntries([{ path: "a", type: "file", mode: 0o755, data: new Uint8Array([1]) }]);
- * console.assert(diffSnapshots(before, after)[0].aspects?.[0] === "mode");
+ * assert(diffSnapshots(before, after)[0].aspects?.[0] === "mode");
  * ```
  */
 export function diffSnapshots(before: Snapshot, after: Snapshot): SnapshotChange[] {

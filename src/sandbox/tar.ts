@@ -19,8 +19,9 @@ const strictDecoder = new TextDecoder("utf-8", { fatal: true });
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { NonUtf8NameError } from "./tar.ts";
- * console.assert(new NonUtf8NameError(new Uint8Array([0x61, 0xff])).message.includes("a\\xff"));
+ * assert(new NonUtf8NameError(new Uint8Array([0x61, 0xff])).message.includes("a\\xff"));
  * ```
  */
 export class NonUtf8NameError extends UnsealableWorkspaceError {
@@ -66,9 +67,10 @@ export interface OwnedEntries {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { packTar, parseTar } from "./tar.ts";
  * const tar = packTar([{ path: "a.txt", type: "file", mode: 0o644, data: new Uint8Array([104, 105]) }]);
- * console.assert(parseTar(tar)[0].path === "a.txt");
+ * assert(parseTar(tar)[0].path === "a.txt");
  * ```
  */
 export function packTar(entries: readonly TarEntry[], options: PackOptions = {}): Uint8Array {
@@ -80,12 +82,13 @@ export function packTar(entries: readonly TarEntry[], options: PackOptions = {})
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { packOwnedTar } from "./tar.ts";
  * const tar = packOwnedTar([
  *   { entries: [{ path: "workspace", type: "dir", mode: 0o755 }], options: { uid: 1000, gid: 1000 } },
  *   { entries: [{ path: "verdict/tests", type: "dir", mode: 0o755 }], options: { uid: 0, gid: 0 } },
  * ]);
- * console.assert(tar.length % 512 === 0);
+ * assert(tar.length % 512 === 0);
  * ```
  */
 export function packOwnedTar(groups: readonly OwnedEntries[]): Uint8Array {
@@ -161,12 +164,13 @@ export interface TarEntryHeader {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { packTar, readTarStream } from "./tar.ts";
  * const tar = packTar([{ path: "a.txt", type: "file", mode: 0o644, data: new Uint8Array([104]) }]);
  * const entries = await readTarStream(ReadableStream.from([tar]), (entry) => {
  *   if (entry.size > 1024) throw new Error(`${entry.path} is too big`);
  * });
- * console.assert(entries[0].path === "a.txt");
+ * assert(entries[0].path === "a.txt");
  * ```
  * @throws {Error} on a bad header checksum or a truncated stream, or what `admit` throws.
  */

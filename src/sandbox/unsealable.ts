@@ -12,9 +12,10 @@
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { UnsealableWorkspaceError } from "./unsealable.ts";
  * const error = new UnsealableWorkspaceError("the workspace holds too many files");
- * console.assert(error instanceof Error && error.name === "UnsealableWorkspaceError");
+ * assert(error instanceof Error && error.name === "UnsealableWorkspaceError");
  * ```
  */
 export class UnsealableWorkspaceError extends Error {

@@ -66,13 +66,14 @@ export type Comparison =
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { compareRuns } from "./compare.ts";
  * const run = (id: string, verdict: "pass" | "fail") => ({
  *   id, suite_digest: "d", tasks: ["t"], repeat: 1,
  *   trials: [{ task: "t", repeat: 0, session: `${id}-s`, verdict }],
  * });
  * const comparison = compareRuns(run("base", "pass"), run("cand", "fail"));
- * console.assert(comparison.comparable && comparison.b === 1);
+ * assert(comparison.comparable && comparison.b === 1);
  * ```
  */
 export function compareRuns(base: ComparedRun, candidate: ComparedRun): Comparison {

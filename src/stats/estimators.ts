@@ -13,9 +13,10 @@ const Z95 = 1.959963984540054;
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { wilson } from "./estimators.ts";
  * const [low, high] = wilson(8, 10);
- * console.assert(Math.abs(low - 0.4902) < 1e-4 && Math.abs(high - 0.9433) < 1e-4);
+ * assert(Math.abs(low - 0.4902) < 1e-4 && Math.abs(high - 0.9433) < 1e-4);
  * ```
  */
 export function wilson(passes: number, n: number, z = Z95): [number, number] {
@@ -33,8 +34,9 @@ export function wilson(passes: number, n: number, z = Z95): [number, number] {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { passAtK } from "./estimators.ts";
- * console.assert(passAtK(10, 3, 1) === 0.3 && passAtK(10, 0, 5) === 0 && passAtK(10, 8, 3) === 1);
+ * assert(passAtK(10, 3, 1) === 0.3 && passAtK(10, 0, 5) === 0 && passAtK(10, 8, 3) === 1);
  * ```
  */
 export function passAtK(n: number, c: number, k: number): number {
@@ -51,8 +53,9 @@ export function passAtK(n: number, c: number, k: number): number {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { passHatK } from "./estimators.ts";
- * console.assert(passHatK(4, 2, 2) === 1 / 6 && passHatK(4, 4, 3) === 1 && passHatK(4, 1, 2) === 0);
+ * assert(passHatK(4, 2, 2) === 1 / 6 && passHatK(4, 4, 3) === 1 && passHatK(4, 1, 2) === 0);
  * ```
  */
 export function passHatK(n: number, c: number, k: number): number {
@@ -69,9 +72,10 @@ export function passHatK(n: number, c: number, k: number): number {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { mcnemarExact } from "./estimators.ts";
- * console.assert(mcnemarExact(0, 0) === 1);
- * console.assert(Math.abs(mcnemarExact(0, 6) - 0.03125) < 1e-12);
+ * assert(mcnemarExact(0, 0) === 1);
+ * assert(Math.abs(mcnemarExact(0, 6) - 0.03125) < 1e-12);
  * ```
  */
 export function mcnemarExact(b: number, c: number): number {
@@ -93,8 +97,9 @@ export function mcnemarExact(b: number, c: number): number {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { quantile } from "./estimators.ts";
- * console.assert(quantile([5, 1, 3], 0.5) === 3 && quantile([], 0.5) === null);
+ * assert(quantile([5, 1, 3], 0.5) === 3 && quantile([], 0.5) === null);
  * ```
  */
 export function quantile(values: readonly number[], q: number): number | null {

@@ -39,9 +39,10 @@ export interface GateOutcome {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { parseGate } from "./gate.ts";
  * const gate = parseGate("max_drop_pp: 5\n", "gate.yaml");
- * console.assert(gate.alpha === 0.05 && gate.min_cases === 10);
+ * assert(gate.alpha === 0.05 && gate.min_cases === 10);
  * ```
  * @throws {InputError} naming the file, the field and the fix; unknown keys are an error.
  */
@@ -56,11 +57,12 @@ export function parseGate(text: string, file: string): Gate {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { decideGate } from "./gate.ts";
  * const outcome = decideGate({ max_drop_pp: 5, alpha: 0.05, min_cases: 10 }, {
  *   comparable: false, base: "a", candidate: "b", differences: ["repeat count 1 vs 3"],
  * });
- * console.assert(!outcome.passed);
+ * assert(!outcome.passed);
  * ```
  */
 export function decideGate(gate: Gate, comparison: Comparison): GateOutcome {

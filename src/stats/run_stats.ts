@@ -69,13 +69,14 @@ export interface RunStats {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { runStats } from "./run_stats.ts";
  * const trial = (task: string, verdict: "pass" | "fail") => ({
  *   task, verdict, bucket: verdict === "pass" ? "pass" : "agent_failure", reason: "", steps: 3,
  *   tokens: { input: 10, output: 2 }, cost_usd: 0.01, duration_ms: 1000,
  * });
  * const stats = runStats([trial("a", "pass"), trial("a", "fail"), trial("b", "pass"), trial("b", "pass")]);
- * console.assert(stats.overall.pass_rate === 0.75 && stats.overall.flaky[0] === "a");
+ * assert(stats.overall.pass_rate === 0.75 && stats.overall.flaky[0] === "a");
  * ```
  */
 export function runStats(trials: readonly TrialSample[]): RunStats {

@@ -12,9 +12,10 @@ import { CorruptionError } from "../core/errors.ts";
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { damagedRecord } from "./_damaged_record.ts";
  * const error = damagedRecord("session s1, event 3", "its payload is not JSON", "r1");
- * console.assert(error.message.startsWith("the record is damaged: session s1, event 3"));
+ * assert(error.message.startsWith("the record is damaged: session s1, event 3"));
  * ```
  */
 export function damagedRecord(where: string, what: string, run: RunOf): CorruptionError {
@@ -34,8 +35,9 @@ export type RunOf = string | undefined | (() => string | undefined);
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { parseStoredJson } from "./_damaged_record.ts";
- * console.assert((parseStoredJson('{"a":1}', "x", "r", "object") as { a: number }).a === 1);
+ * assert((parseStoredJson('{"a":1}', "x", "r", "object") as { a: number }).a === 1);
  * ```
  */
 export function parseStoredJson(

@@ -13,6 +13,7 @@ import { type Sha256Hex, sha256Hex } from "../core/hash.ts";
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { DatabaseSync } from "node:sqlite";
  * import { migrate } from "./migrations.ts";
  * import { BlobStore } from "./blob_store.ts";
@@ -20,7 +21,7 @@ import { type Sha256Hex, sha256Hex } from "../core/hash.ts";
  * migrate(db, ":memory:");
  * const blobs = new BlobStore(db);
  * const hash = blobs.put(new TextEncoder().encode("hello"));
- * console.assert(new TextDecoder().decode(blobs.get(hash)) === "hello");
+ * assert(new TextDecoder().decode(blobs.get(hash)) === "hello");
  * ```
  */
 export class BlobStore {

@@ -16,9 +16,10 @@ import { CorruptionError } from "../core/errors.ts";
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { DamagedStoreError } from "./damaged_store.ts";
  * const error = new DamagedStoreError(".verdict/verdict.db", "file is not a database");
- * console.assert(error.exitCode === 1 && error.message.includes("verdict verify"));
+ * assert(error.exitCode === 1 && error.message.includes("verdict verify"));
  * ```
  */
 export class DamagedStoreError extends CorruptionError {
@@ -53,9 +54,10 @@ const DAMAGE_MESSAGES = /database disk image is malformed|file is not a database
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { isDamageError } from "./damaged_store.ts";
- * console.assert(isDamageError(Object.assign(new Error("file is not a database"), { code: "ERR_SQLITE_ERROR" })));
- * console.assert(!isDamageError(new Error("database is locked")));
+ * assert(isDamageError(Object.assign(new Error("file is not a database"), { code: "ERR_SQLITE_ERROR" })));
+ * assert(!isDamageError(new Error("database is locked")));
  * ```
  */
 export function isDamageError(error: unknown): boolean {
@@ -74,6 +76,7 @@ export function isDamageError(error: unknown): boolean {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { checkDatabaseFile } from "./damaged_store.ts";
  * const dir = Deno.makeTempDirSync();
  * Deno.mkdirSync(`${dir}/runs/abc123`, { recursive: true });
@@ -81,7 +84,7 @@ export function isDamageError(error: unknown): boolean {
  * let refused = false;
  * try { checkDatabaseFile(`${dir}/verdict.db`); } catch { refused = true; }
  * Deno.removeSync(dir, { recursive: true });
- * console.assert(refused);
+ * assert(refused);
  * ```
  * @throws {DamagedStoreError} naming the file and the fix.
  */
@@ -131,10 +134,11 @@ function runFolders(runsDir: string): string[] {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { DatabaseSync } from "node:sqlite";
  * import { guardDatabase } from "./damaged_store.ts";
  * const db = guardDatabase(new DatabaseSync(":memory:"), ":memory:");
- * console.assert(db.prepare("SELECT 1 AS one").get()?.one === 1);
+ * assert(db.prepare("SELECT 1 AS one").get()?.one === 1);
  * ```
  */
 export function guardDatabase(db: DatabaseSync, path: string): DatabaseSync {

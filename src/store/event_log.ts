@@ -70,8 +70,9 @@ export interface EventRow {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { genesisHash } from "./event_log.ts";
- * console.assert(genesisHash("s1") !== genesisHash("s2"));
+ * assert(genesisHash("s1") !== genesisHash("s2"));
  * ```
  */
 export function genesisHash(session: string): Sha256Hex {
@@ -84,10 +85,11 @@ export function genesisHash(session: string): Sha256Hex {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { eventHash, genesisHash } from "./event_log.ts";
  * const prevHash = genesisHash("s");
  * const hash = eventHash({ session: "s", seq: 0, kind: "k", payload: "{}", refs: "{}", prevHash });
- * console.assert(hash.length === 64);
+ * assert(hash.length === 64);
  * ```
  */
 export function eventHash(row: Omit<EventRow, "hash" | "at">): Sha256Hex {
@@ -101,12 +103,13 @@ export function eventHash(row: Omit<EventRow, "hash" | "at">): Sha256Hex {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { openStore } from "./store.ts";
  * const store = openStore(":memory:");
  * store.runs.create({ id: "r1", config: {}, createdAt: 0 });
  * store.runs.createSession({ id: "s1", run: "r1", task: "t", repeat: 0 });
  * store.events.append("s1", [{ kind: "start", payload: {} }, { kind: "stop", payload: {} }]);
- * console.assert(store.events.read("s1").length === 2);
+ * assert(store.events.read("s1").length === 2);
  * store.close();
  * ```
  */

@@ -16,10 +16,11 @@ const MAX_FINDINGS = 20;
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { openStore } from "./store.ts";
  * import { pageProblems } from "./integrity.ts";
  * const store = openStore(":memory:");
- * console.assert(pageProblems(store).length === 0);
+ * assert(pageProblems(store).length === 0);
  * store.close();
  * ```
  */

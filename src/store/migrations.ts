@@ -105,11 +105,12 @@ export const LATEST_SCHEMA_VERSION: number = MIGRATIONS[MIGRATIONS.length - 1].v
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { DatabaseSync } from "node:sqlite";
  * import { migrate } from "./migrations.ts";
  * const db = new DatabaseSync(":memory:");
- * console.assert(migrate(db, ":memory:").length > 0);
- * console.assert(migrate(db, ":memory:").length === 0);
+ * assert(migrate(db, ":memory:").length > 0);
+ * assert(migrate(db, ":memory:").length === 0);
  * ```
  * @throws {InputError} when the database was written by a newer Verdict (exit 2).
  */

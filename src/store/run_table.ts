@@ -33,12 +33,13 @@ export const CHAINED_SUMMARY_FIELDS = [
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { chainedSummary } from "./run_table.ts";
  * const payload = chainedSummary({
  *   verdict: "pass", bucket: "pass", reason: "tests passed", steps: 3,
  *   tokens: { input: 10, output: 2 }, cost_usd: null, duration_ms: 1234,
  * });
- * console.assert(!("duration_ms" in payload) && payload.steps === 3);
+ * assert(!("duration_ms" in payload) && payload.steps === 3);
  * ```
  */
 export function chainedSummary(
@@ -112,11 +113,12 @@ export interface SessionRecord {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { openStore } from "./store.ts";
  * const store = openStore(":memory:");
  * store.runs.create({ id: "r1", config: { seed: 1 }, createdAt: 0 });
  * store.runs.createSession({ id: "s1", run: "r1", task: "t", repeat: 0 });
- * console.assert(store.runs.sessions("r1").length === 1);
+ * assert(store.runs.sessions("r1").length === 1);
  * store.close();
  * ```
  */

@@ -38,9 +38,10 @@ export interface Store {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { openStore } from "./store.ts";
  * const store = openStore(":memory:");
- * console.assert(store.runs.list().length === 0);
+ * assert(store.runs.list().length === 0);
  * store.close();
  * ```
  * A damaged file is reported as a `DamagedStoreError` (exit 1) when it is opened and by every query

@@ -54,13 +54,14 @@ export type BlobReferences = (kind: string, payload: Record<string, unknown>) =>
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { openStore } from "./store.ts";
  * import { verifyRun } from "./verify.ts";
  * const store = openStore(":memory:");
  * store.runs.create({ id: "r1", config: {}, createdAt: 0 });
  * store.runs.createSession({ id: "s1", run: "r1", task: "t", repeat: 0 });
  * store.events.append("s1", [{ kind: "start", payload: { n: 1 } }]);
- * console.assert(verifyRun(store, "r1").problems.length === 0);
+ * assert(verifyRun(store, "r1").problems.length === 0);
  * store.close();
  * ```
  */
@@ -217,8 +218,9 @@ function blobProblem(store: Store, hash: string): string | undefined {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { describeProblem } from "./verify.ts";
- * console.assert(describeProblem({ session: "s", seq: 3, what: "x" }) === "session s, event 3: x");
+ * assert(describeProblem({ session: "s", seq: 3, what: "x" }) === "session s, event 3: x");
  * ```
  */
 export function describeProblem(problem: VerifyProblem): string {

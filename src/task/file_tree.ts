@@ -75,8 +75,9 @@ async function lstatNamed(path: string): Promise<Deno.FileInfo> {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { compareBytes } from "./file_tree.ts";
- * console.assert(compareBytes("B", "a") < 0 && compareBytes("a", "a") === 0);
+ * assert(compareBytes("B", "a") < 0 && compareBytes("a", "a") === 0);
  * ```
  */
 export function compareBytes(a: string, b: string): number {

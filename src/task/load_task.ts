@@ -78,12 +78,13 @@ export async function loadTask(dir: string): Promise<Task> {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { parseManifest } from "./load_task.ts";
  * const manifest = parseManifest(
  *   "id: a\ncategory: fix\nimage: verdict/busybox\nsuccess: { script: test.sh }\n",
  *   "task.yaml",
  * );
- * console.assert(manifest.workdir === "/workspace" && manifest.limits.max_steps === 30);
+ * assert(manifest.workdir === "/workspace" && manifest.limits.max_steps === 30);
  * ```
  * @throws {InputError} on bad YAML or a manifest that breaks the schema.
  */

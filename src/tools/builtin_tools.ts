@@ -20,8 +20,9 @@ import type { AnyTool } from "./tool.ts";
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { BUILTIN_TOOLS } from "./builtin_tools.ts";
- * console.assert(BUILTIN_TOOLS.map((tool) => tool.schema.name).includes("shell"));
+ * assert(BUILTIN_TOOLS.map((tool) => tool.schema.name).includes("shell"));
  * ```
  */
 export const BUILTIN_TOOLS: readonly AnyTool[] = [

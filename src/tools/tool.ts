@@ -58,8 +58,9 @@ export type AnyTool = Tool<any>;
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { toolError } from "./tool.ts";
- * console.assert(toolError("no such file").isError);
+ * assert(toolError("no such file").isError);
  * ```
  */
 export function toolError(content: string): ToolResult {

@@ -13,10 +13,11 @@ export const MAX_TOOL_OUTPUT_CHARS = 12_000;
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { truncateMiddle } from "./truncate.ts";
  * const text = truncateMiddle("a".repeat(50) + "b".repeat(50), 20);
- * console.assert(text.startsWith("aaaaaaaaaa") && text.endsWith("bbbbbbbbbb"));
- * console.assert(text.includes("[... 80 characters omitted ...]"));
+ * assert(text.startsWith("aaaaaaaaaa") && text.endsWith("bbbbbbbbbb"));
+ * assert(text.includes("[... 80 characters omitted ...]"));
  * ```
  */
 export function truncateMiddle(text: string, max = MAX_TOOL_OUTPUT_CHARS): string {
