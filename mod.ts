@@ -1,48 +1,95 @@
 /**
- * Verdict: evaluate AI agents the way a test suite evaluates code. An agent works on a task in
- * one disposable Docker container; the harness seals what it left, and a script's exit code
- * decides pass or fail. Every step is recorded in SQLite, hash-chained, so a run can be resumed,
- * replayed without a model, verified for tampering, and compared with another run.
+ * Verdict as a library: run agent evaluations and read their results from your own program.
  *
- * This module is the library surface; `cli.ts` is the `verdict` command built on it.
+ * An agent works on a task in one disposable container; the harness seals what it left, and the
+ * task's script decides pass or fail. Every step is recorded in SQLite, hash-chained, so a run can
+ * be resumed, replayed without a model, verified for tampering, and compared with another run.
+ * The `verdict` command (`cli.ts`) is built on this module; use the library when a program (a CI
+ * gate, a dashboard, a notebook) needs to start runs or read them.
  *
- * @example Record a session and verify it
+ * What it offers, in the order a run goes:
+ * - **Tasks**: {@linkcode loadSuite}, {@linkcode loadTask} and {@linkcode parseManifest} read task
+ *   folders.
+ * - **Agents and models**: the agents a run names (`loop`, `oracle`, `nop`):
+ *   {@linkcode setupLoopAgent} builds the loop agent from a model spec (`openai:gpt-4o`,
+ *   `anthropic:…`, `scripted`), {@linkcode oracleAgent} applies a task's reference solution,
+ *   {@linkcode nopAgent} does nothing; {@linkcode Agent} and {@linkcode Model} are the interfaces
+ *   they implement.
+ * - **Running**: {@linkcode runEval} runs a suite in a {@linkcode Sandbox} (the Docker one is
+ *   {@linkcode DockerSandbox}), {@linkcode resumeRun} finishes an interrupted run,
+ *   {@linkcode replayRun} re-drives a recorded run against the record, {@linkcode checkTasks}
+ *   proves that each task can be passed and failed.
+ * - **The record**: {@linkcode openStore} opens a state folder's database; {@linkcode verifyRun}
+ *   checks its hash chains; {@linkcode buildResults} and {@linkcode readTrajectory} read a run's
+ *   results and each session's steps.
+ * - **Statistics and reports**: {@linkcode runStats}, {@linkcode compareRuns},
+ *   {@linkcode decideGate}, the estimators ({@linkcode passAtK}, {@linkcode wilson}, ...), and
+ *   {@linkcode renderHtml}, {@linkcode renderMarkdown}, {@linkcode writeRunReports}.
+ *
+ * Errors are {@linkcode VerdictError}s whose `exitCode` says whose fault it was: bad input (2),
+ * the infrastructure (3), a damaged record (1).
+ *
+ * @example Run a task in Docker and read the outcome
  * ```ts
  * import assert from "node:assert/strict";
- * import { openStore, verifyRun } from "./mod.ts";
+ * import { Docker, DockerSandbox, loadSuite, oracleAgent, runEval, systemClock } from "./mod.ts";
+ *
+ * const home = await Deno.makeTempDir(); // the state folder: verdict.db and runs/<id>/
+ * const suite = await loadSuite(["tasks/fix-slugify"]);
+ * const outcome = await runEval(
+ *   {
+ *     paths: ["tasks/fix-slugify"],
+ *     suite,
+ *     tasks: suite.tasks,
+ *     agent: "oracle", // applies the task's reference solution: every trial should pass
+ *     model: null,
+ *     settings: null,
+ *     repeat: 1,
+ *     concurrency: 1,
+ *     seed: 0,
+ *     home,
+ *   },
+ *   {
+ *     sandbox: new DockerSandbox(new Docker({ PATH: "/usr/bin:/bin" })),
+ *     agent: oracleAgent,
+ *     clock: systemClock,
+ *     signal: AbortSignal.timeout(120_000),
+ *     progress: { runStarted() {}, trialFinished() {} },
+ *   },
+ * );
+ * assert.equal(outcome.results.summary.passed, 1);
+ * assert.equal(outcome.results.trials[0].bucket, "pass");
+ * await Deno.remove(home, { recursive: true });
+ * ```
+ *
+ * @example Read a recorded run: verify it, then its results and statistics
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { buildResults, openStore, renderMarkdown, runStats, verifyRun } from "./mod.ts";
+ *
+ * // A program opens `<state folder>/verdict.db`; this example records a tiny run in memory.
  * const store = openStore(":memory:");
  * store.runs.create({ id: "r1", config: { seed: 1 }, createdAt: 0 });
  * store.runs.createSession({ id: "s1", run: "r1", task: "fix-slugify", repeat: 0 });
  * store.events.append("s1", [{ kind: "note", payload: { text: "hello" } }]);
- * assert(verifyRun(store, "r1").problems.length === 0);
+ *
+ * const run = store.runs.get("r1")!;
+ * assert.deepEqual(verifyRun(store, run.id).problems, []);
+ * const results = buildResults(store, run);
+ * assert.equal(results.summary.trials, 1);
+ * assert.equal(results.summary.finished, 0); // the session has no verdict yet
+ * assert.match(renderMarkdown(results, runStats(results.trials)), /r1/);
  * store.close();
  * ```
  *
  * @module
  */
-export { canonicalBytes, canonicalJson, type Json } from "./src/core/canonical_json.ts";
-export {
-  hashCanonical,
-  isSha256Hex,
-  Sha256,
-  sha256Bytes,
-  type Sha256Hex,
-  sha256Hex,
-} from "./src/core/hash.ts";
-export { deriveId } from "./src/core/ids.ts";
-export { deriveSeed, type Rng, SplitMix64 } from "./src/core/rng.ts";
-export {
-  type Clock,
-  ClockDivergence,
-  type ClockReading,
-  LogicalClock,
-  RecordedClock,
-  recordingClock,
-} from "./src/core/clock.ts";
-export { systemClock } from "./src/core/system_clock.ts";
+
+// Errors and the version.
 export {
   CorruptionError,
   ExitCode,
+  type ExitCodeValue,
   InfrastructureError,
   InputError,
   type InputProblem,
@@ -50,35 +97,31 @@ export {
   VerdictError,
 } from "./src/core/errors.ts";
 export { VERSION } from "./src/core/version.ts";
-export { openStore, type Store } from "./src/store/store.ts";
-export {
-  BLOB_THRESHOLD_BYTES,
-  eventHash,
-  genesisHash,
-  type NewEvent,
-  type StoredEvent,
-} from "./src/store/event_log.ts";
-export {
-  describeProblem,
-  type VerifyProblem,
-  type VerifyReport,
-  verifyRun,
-} from "./src/store/verify.ts";
-export { runCli } from "./src/cli/main.ts";
-export { denoIo, type Io, memoryIo } from "./src/cli/io.ts";
+
+// Time and randomness, injected (runs take a clock; the scripted model takes a seeded generator).
+export { type Clock, LogicalClock, type LogicalClockOptions } from "./src/core/clock.ts";
+export { systemClock } from "./src/core/system_clock.ts";
+export { type Rng, SplitMix64 } from "./src/core/rng.ts";
+export type { Sha256Hex } from "./src/core/hash.ts";
+
+// Tasks.
 export { loadTask, parseManifest } from "./src/task/load_task.ts";
+export type { CheckArgs, CheckKind, CheckSpec, Manifest, Requires } from "./src/task/manifest.ts";
 export { loadSuite, type Suite } from "./src/task/load_suite.ts";
 export type { Task } from "./src/task/task.ts";
+
+// Agents, models, tools and policies.
+export type { Agent, AgentContext, AgentOutcome, StopReason } from "./src/agent/agent.ts";
 export {
-  type Agent,
-  type AgentContext,
-  type AgentOutcome,
-  type StopReason,
-} from "./src/agent/agent.ts";
-export { loopAgent, type LoopAgentOptions } from "./src/agent/loop_agent.ts";
+  loopAgent,
+  type LoopAgentOptions,
+  type PendingCall,
+  type RecordedResult,
+} from "./src/agent/loop_agent.ts";
 export { oracleAgent } from "./src/agent/oracle.ts";
 export { nopAgent } from "./src/agent/nop.ts";
 export type {
+  CallOptions,
   Message,
   Model,
   ModelRequest,
@@ -87,26 +130,129 @@ export type {
   ToolSchema,
   Usage,
 } from "./src/model/model.ts";
-export { openAiModel } from "./src/model/openai.ts";
-export { anthropicModel } from "./src/model/anthropic.ts";
-export { scriptedModel } from "./src/model/scripted.ts";
+export { openAiModel, type OpenAiOptions } from "./src/model/openai.ts";
+export { anthropicModel, type AnthropicOptions } from "./src/model/anthropic.ts";
+export type { HttpDeps, RetryPolicy } from "./src/model/_http.ts";
+export {
+  type Fault,
+  FAULTS,
+  scriptedModel,
+  type ScriptedModelOptions,
+} from "./src/model/scripted.ts";
+export { CRASH_POINTS, type CrashPoint } from "./src/model/model_spec.ts";
 export { heuristicCounter, type TokenCounter } from "./src/model/tokens.ts";
 export { parsePrices, type Price } from "./src/model/prices.ts";
+export type { Usd } from "./src/core/money.ts";
 export { decide, type Policy, type PolicyDecision, type PolicyRule } from "./src/policy/policy.ts";
 export { DEFAULT_POLICY } from "./src/policy/default_policy.ts";
 export { loadPolicy, parsePolicy } from "./src/policy/policy_file.ts";
 export { BUILTIN_TOOLS } from "./src/tools/builtin_tools.ts";
-export { Docker } from "./src/sandbox/docker.ts";
-export { type EvalOutcome, type EvalRequest, runEval } from "./src/eval/run_eval.ts";
-export { checkTasks } from "./src/eval/tasks_check.ts";
-export { buildResults, type Results, type TrialRecord } from "./src/report/results.ts";
-export { resumeRun } from "./src/eval/resume.ts";
-export { replayRun, type SessionReplay } from "./src/eval/replay.ts";
-export { fingerprint, RequestFingerprinter } from "./src/model/fingerprint.ts";
-export { mcnemarExact, passAtK, passHatK, quantile, wilson } from "./src/stats/estimators.ts";
-export { type RunStats, runStats, type TrialSample } from "./src/stats/run_stats.ts";
-export { compareRuns, type Comparison, type Flip } from "./src/stats/compare.ts";
+export type {
+  AnyTool,
+  ArgsIssue,
+  ArgsParseResult,
+  ArgsSchema,
+  Tool,
+  ToolContext,
+  ToolResult,
+} from "./src/tools/tool.ts";
+export type { RunCounters } from "./src/store/run_counters.ts";
+
+// The container engine: a Sandbox, which DockerSandbox implements with the docker CLI.
+export {
+  AGENT_USER,
+  type ContainerSpec,
+  type DerivedImageOptions,
+  type DerivedImageSource,
+  type ExecOptions,
+  type ExecResult,
+  type LabelledContainer,
+  type ResourceLimits,
+  type Sandbox,
+  type SandboxContainer,
+  type UnpackedExecResult,
+} from "./src/sandbox/sandbox.ts";
+export { DockerSandbox } from "./src/sandbox/docker_sandbox.ts";
+export type { TarEntry, TarEntryHeader } from "./src/sandbox/tar.ts";
+export { Docker, type DockerCallOptions, type DockerResult } from "./src/sandbox/docker.ts";
+
+// Running.
+export { type EvalDeps, type EvalRequest, runEval } from "./src/eval/run_eval.ts";
+export type { EvalOutcome, Progress, RunDeps } from "./src/eval/run_lifecycle.ts";
+export type { LoopSettings, ReplaySettings } from "./src/eval/loop_settings.ts";
+export type { AgentNeeds } from "./src/eval/agent_registry.ts";
+export type { CrashHook } from "./src/eval/trial.ts";
+export { type ResumeChoices, type ResumeDeps, resumeRun } from "./src/eval/resume.ts";
+export type { Difference } from "./src/core/first_difference.ts";
+export { type ReplayDeps, replayRun, type SessionReplay } from "./src/eval/replay.ts";
+export { type LoopChoices, type LoopSetup, setupLoopAgent } from "./src/eval/loop_setup.ts";
+export type { SessionDriver } from "./src/eval/session_driver.ts";
+export type { Experiment, RecordedRunConfig, RunConfig } from "./src/eval/run_identity.ts";
+export { checkTasks, type TaskCheck, type TasksCheckOutcome } from "./src/eval/tasks_check.ts";
+
+// The record.
+export { openStore, type Store } from "./src/store/store.ts";
+export type { BlobStore } from "./src/store/blob_store.ts";
+export {
+  all,
+  type CatalogueEvent,
+  event,
+  EVENT,
+  type EventKind,
+  type EventPayload,
+  first,
+  has,
+  last,
+  readEvent,
+  type ReadEvent,
+} from "./src/store/event_catalogue.ts";
+export type * from "./src/store/event_payloads.ts";
+export type { EventLog, EventRow, NewEvent, Payload, StoredEvent } from "./src/store/event_log.ts";
+export type {
+  RunRecord,
+  RunStatus,
+  RunTable,
+  SessionRecord,
+  SessionStatus,
+  TrialVerdict,
+} from "./src/store/run_table.ts";
+export {
+  type Bucket,
+  BUCKETS,
+  type ReportedCheck,
+  type ReportedScript,
+  type TrialRecord,
+  type TrialSummary,
+  type Verdict,
+  VERDICTS,
+} from "./src/store/trial_record.ts";
+export {
+  type BlobReferences,
+  describeProblem,
+  type VerifyProblem,
+  type VerifyReport,
+  verifyRun,
+} from "./src/store/verify.ts";
+
+// Results, statistics and reports.
+export { buildResults, type Results, RESULTS_SCHEMA } from "./src/report/results.ts";
+export {
+  readTrajectory,
+  type Trajectory,
+  type TrajectoryCall,
+  type TrajectoryChange,
+  type TrajectoryStep,
+} from "./src/report/trajectory.ts";
+export { mcnemarExact, passAtK, passHatK, wilson } from "./src/stats/estimators.ts";
+export {
+  type PassStats,
+  type RunStats,
+  runStats,
+  type Spread,
+  type TrialSample,
+} from "./src/stats/run_stats.ts";
+export { type ComparedRun, compareRuns, type Comparison, type Flip } from "./src/stats/compare.ts";
 export { decideGate, type Gate, type GateOutcome, parseGate } from "./src/stats/gate.ts";
 export { renderComparisonHtml, renderHtml } from "./src/report/html.ts";
-export { readTrajectory, type Trajectory } from "./src/report/trajectory.ts";
+export { renderMarkdown } from "./src/report/markdown.ts";
 export { writeRunReports } from "./src/report/run_reports.ts";

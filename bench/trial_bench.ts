@@ -13,7 +13,8 @@ import { stageTask } from "../src/eval/staged_task.ts";
 import { runTrial } from "../src/eval/trial.ts";
 import { Docker } from "../src/sandbox/docker.ts";
 import { storeSnapshot } from "../src/sandbox/snapshot.ts";
-import { DERIVED_LABEL, DerivedImages } from "../src/sandbox/derived_image.ts";
+import { DERIVED_LABEL } from "../src/sandbox/derived_image.ts";
+import { DockerSandbox } from "../src/sandbox/docker_sandbox.ts";
 import { openStore } from "../src/store/store.ts";
 import { loadTask } from "../src/task/load_task.ts";
 import { median } from "./_measure.ts";
@@ -25,7 +26,8 @@ await docker.ping();
 const staged = await stageTask(await loadTask("tests/fixtures/bench/trivial"));
 const store = openStore(":memory:");
 store.runs.create({ id: "bench", config: {}, createdAt: 0 });
-const workspaces = new DerivedImages(docker, { "verdict.run": "bench" });
+const sandbox = new DockerSandbox(docker);
+const workspaces = sandbox.derivedImages({ "verdict.run": "bench" });
 storeSnapshot(store.blobs, staged.initial); // as the run does once per task
 
 async function bareRun(): Promise<number> {
@@ -42,7 +44,7 @@ async function trial(round: number): Promise<{ verdict: number; removed: number 
   const start = performance.now();
   const { record, cleanup } = await runTrial({ run: "bench", session, staged, repeat: round }, {
     store,
-    docker,
+    sandbox,
     images: workspaces,
     clock: new LogicalClock(),
     rng: new SplitMix64(round),

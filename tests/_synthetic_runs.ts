@@ -5,8 +5,9 @@
  * @module
  */
 import { join } from "node:path";
-import type { TrialRecord } from "../src/report/results.ts";
-import { chainedSummary, VERDICT_EVENT } from "../src/store/run_table.ts";
+import type { TrialRecord } from "../src/store/trial_record.ts";
+import { EVENT, event } from "../src/store/event_catalogue.ts";
+import { chainedSummary } from "../src/store/run_table.ts";
 import { openStore } from "../src/store/store.ts";
 
 /** One synthetic trial: task, repeat, verdict. */
@@ -32,6 +33,12 @@ export async function writeRun(
       tasks,
       suite_digest: config.suite_digest ?? "digest-1",
       harness_version: "0.1.0",
+      settings: null,
+      attempt: 1,
+      concurrency: 1,
+      paths: ["tasks"],
+      task_dirs: Object.fromEntries(tasks.map((task) => [task, `tasks/${task}`])),
+      categories: Object.fromEntries(tasks.map((task) => [task, "bugfix"])),
     },
     createdAt: 0,
   });
@@ -40,7 +47,7 @@ export async function writeRun(
     const session = `${id}-${task}-${repeat}`;
     store.runs.createSession({ id: session, run: id, task, repeat });
     const record = syntheticRecord(session, task, repeat, verdict);
-    store.events.append(session, [{ kind: VERDICT_EVENT, payload: chainedSummary(record) }]);
+    store.events.append(session, [event(EVENT.trialVerdict, chainedSummary(record))]);
     store.runs.finishSession(session, record);
   }
   store.close();

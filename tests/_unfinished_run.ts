@@ -6,7 +6,8 @@
  */
 import { join } from "node:path";
 import type { RunStatus } from "../src/store/run_table.ts";
-import { chainedSummary, VERDICT_EVENT } from "../src/store/run_table.ts";
+import { event, EVENT } from "../src/store/event_catalogue.ts";
+import { chainedSummary } from "../src/store/run_table.ts";
 import { openStore } from "../src/store/store.ts";
 import { syntheticRecord } from "./_synthetic_runs.ts";
 
@@ -23,7 +24,21 @@ export async function writeUnfinishedRun(
   const store = openStore(join(home, "verdict.db"));
   store.runs.create({
     id,
-    config: { agent: "loop", model: "scripted", seed: 0, repeat: repeats, tasks: ["t"] },
+    config: {
+      agent: "loop",
+      model: "scripted",
+      seed: 0,
+      repeat: repeats,
+      tasks: ["t"],
+      suite_digest: "digest-1",
+      harness_version: "0.1.0",
+      settings: null,
+      attempt: 1,
+      concurrency: 1,
+      paths: ["tasks"],
+      task_dirs: { t: "tasks/t" },
+      categories: { t: "bugfix" },
+    },
     createdAt: 0,
   });
   store.runs.setStatus(id, status);
@@ -32,7 +47,7 @@ export async function writeUnfinishedRun(
     store.runs.createSession({ id: session, run: id, task: "t", repeat });
     if (repeat >= finished) continue;
     const record = syntheticRecord(session, "t", repeat, "pass");
-    store.events.append(session, [{ kind: VERDICT_EVENT, payload: chainedSummary(record) }]);
+    store.events.append(session, [event(EVENT.trialVerdict, chainedSummary(record))]);
     store.runs.finishSession(session, record);
   }
   store.close();

@@ -5,9 +5,9 @@
  * @module
  */
 import type { Rng } from "../core/rng.ts";
-import type { RunCounters } from "../grading/requirements.ts";
-import type { Container } from "../sandbox/container.ts";
-import type { NewEvent } from "../store/event_log.ts";
+import type { RunCounters } from "../store/run_counters.ts";
+import type { SandboxContainer } from "../sandbox/sandbox.ts";
+import type { CatalogueEvent } from "../store/event_catalogue.ts";
 import type { Task } from "../task/task.ts";
 
 /** Why an agent stopped (SPEC section 4). */
@@ -27,9 +27,9 @@ export interface AgentContext {
   /** The session (trial) id. */
   session: string;
   /** The trial's container, with the workspace staged at the task's workdir. */
-  container: Container;
+  container: SandboxContainer;
   /** Appends events to the session's log, all in one transaction. */
-  record(events: NewEvent[]): void;
+  record(events: CatalogueEvent[]): void;
   /** Stores text in the content-addressed blob store; returns its sha256. */
   storeBlob(text: string): string;
   /** Seals the workspace as it is now (a checkpoint to restore on resume); returns the root. */

@@ -16,7 +16,7 @@ import { canonicalJson } from "../core/canonical_json.ts";
 import { hashCanonical } from "../core/hash.ts";
 import { deriveId } from "../core/ids.ts";
 import { costOf, formatUsd, usd } from "../core/money.ts";
-import { type RunCounters, ZERO_COUNTERS } from "../grading/requirements.ts";
+import { type RunCounters, ZERO_COUNTERS } from "../store/run_counters.ts";
 import { canonicalMessage, RequestFingerprinter } from "../model/fingerprint.ts";
 import type { CrashPoint } from "../model/model_spec.ts";
 import {
@@ -30,7 +30,7 @@ import {
 import { costOfUsage, type Price } from "../model/prices.ts";
 import { requestTokens, type TokenCounter } from "../model/tokens.ts";
 import { decide, type Policy } from "../policy/policy.ts";
-import type { NewEvent } from "../store/event_log.ts";
+import { type CatalogueEvent, EVENT, event, type EventPayload } from "../store/event_catalogue.ts";
 import type { Task } from "../task/task.ts";
 import { BUILTIN_TOOLS } from "../tools/builtin_tools.ts";
 import type { AnyTool, ToolContext, ToolResult } from "../tools/tool.ts";
@@ -125,23 +125,17 @@ export function loopAgent(options: LoopAgentOptions): Agent {
       const deadline = deadlineSignal(context.timeoutMs);
       const signal = AbortSignal.any([context.signal, deadline.signal]);
       const requests = requestRecorder(context);
-      context.record([{
-        kind: "loop.started",
-        payload: {
-          model: model.spec,
-          policy: policy.source,
-          policy_sha256: hashCanonical(policy.rules),
-          tools: schemas.map((schema) => schema.name),
-          system_prompt_sha256: hashCanonical(system),
-          limits,
-          context: task.manifest.context,
-        },
-      }]);
+      context.record([event(EVENT.loopStarted, {
+        model: model.spec,
+        policy: policy.source,
+        policy_sha256: hashCanonical(policy.rules),
+        tools: schemas.map((schema) => schema.name),
+        system_prompt_sha256: hashCanonical(system),
+        limits,
+        context: task.manifest.context,
+      })]);
       const stop = (reason: StopReason, detail?: string): AgentOutcome => {
-        context.record([{
-          kind: "loop.stopped",
-          payload: { stop_reason: reason, detail: detail ?? null },
-        }]);
+        context.record([event(EVENT.loopStopped, { stop_reason: reason, detail: detail ?? null })]);
         return { stopReason: reason, counters, tokens, detail };
       };
       const timedOut = (what: string) =>
@@ -177,10 +171,7 @@ export function loopAgent(options: LoopAgentOptions): Agent {
           }
           if (fitted.compaction) {
             counters.compactions++;
-            context.record([{
-              kind: "context.compacted",
-              payload: { step, ...fitted.compaction },
-            }]);
+            context.record([event(EVENT.contextCompacted, { step, ...fitted.compaction })]);
           }
           messages = fitted.messages;
 
@@ -212,10 +203,7 @@ export function loopAgent(options: LoopAgentOptions): Agent {
             }
           }
 
-          context.record([{
-            kind: "model.request",
-            payload: { step, ...requests.record(request) },
-          }]);
+          context.record([event(EVENT.modelRequest, { step, ...requests.record(request) })]);
           await crash("before-model", step);
           let response: ModelResponse;
           try {
@@ -231,10 +219,13 @@ export function loopAgent(options: LoopAgentOptions): Agent {
           counters.totalTokens = tokens.input + tokens.output;
           if (cost !== null && counters.costUsd !== null) counters.costUsd += cost;
           counters.steps = step;
-          context.record([{
-            kind: "model.response",
-            payload: { step, response, cost_usd: cost === null ? null : formatUsd(cost, 12) },
-          }]);
+          context.record([
+            event(EVENT.modelResponse, {
+              step,
+              response,
+              cost_usd: cost === null ? null : formatUsd(cost, 12),
+            }),
+          ]);
           await crash("after-response", step);
 
           if (response.toolCalls.length === 0) {
@@ -286,12 +277,11 @@ export function loopAgent(options: LoopAgentOptions): Agent {
       async function runCall(call: ToolCall, step: number, index: number): Promise<ToolResult> {
         const answer = (
           result: ToolResult,
-          extra: Record<string, unknown> = {},
-          along: NewEvent[] = [],
+          extra: ResultMarks = {},
+          along: CatalogueEvent[] = [],
         ) => {
-          context.record([{
-            kind: "tool.result",
-            payload: {
+          context.record([
+            event(EVENT.toolResult, {
               step,
               call_id: call.id,
               tool: call.name,
@@ -299,8 +289,9 @@ export function loopAgent(options: LoopAgentOptions): Agent {
               is_error: result.isError,
               ...(result.finish ? { finish: true } : {}),
               ...extra,
-            },
-          }, ...along]);
+            }),
+            ...along,
+          ]);
           return result;
         };
         const tool = byName.get(call.name);
@@ -333,10 +324,9 @@ export function loopAgent(options: LoopAgentOptions): Agent {
         }
         const args = parsed.data as Record<string, unknown>;
         const decision = decide(policy, call.name, args, context.task.manifest.workdir);
-        context.record([{
-          kind: "policy.decision",
-          payload: { step, call_id: call.id, tool: call.name, ...decision },
-        }]);
+        context.record([
+          event(EVENT.policyDecision, { step, call_id: call.id, tool: call.name, ...decision }),
+        ]);
         if (!decision.allowed) {
           counters.deniedCalls++;
           return answer({
@@ -351,17 +341,14 @@ export function loopAgent(options: LoopAgentOptions): Agent {
           tool: call.name,
           args,
         }, 24);
-        context.record([{
-          kind: "tool.intent",
-          payload: {
-            step,
-            call_id: call.id,
-            tool: call.name,
-            arguments: args,
-            idempotency_key: key,
-            idempotent: tool.idempotent,
-          },
-        }]);
+        context.record([event(EVENT.toolIntent, {
+          step,
+          call_id: call.id,
+          tool: call.name,
+          arguments: args,
+          idempotency_key: key,
+          idempotent: tool.idempotent,
+        })]);
         let ran = false;
         const { cached, outcome_unknown, ...result } = await runTool(
           { tool, args, key, step },
@@ -371,16 +358,19 @@ export function loopAgent(options: LoopAgentOptions): Agent {
           },
         );
         if (ran) await crash("mid-tool", step);
-        const extra: Record<string, unknown> = { idempotency_key: key };
+        const extra: ResultMarks = { idempotency_key: key };
         if (cached) extra.cached = true;
         if (outcome_unknown) extra.outcome_unknown = true;
         // The result and the snapshot of what it changed commit together: a crash between them
         // would leave a result whose effect a restored container lacks.
         const snapshot = ran && tool.mutates && context.snapshot
-          ? [{
-            kind: "workspace.snapshot",
-            payload: { step, call_id: call.id, root: await context.snapshot() },
-          }]
+          ? [
+            event(EVENT.workspaceSnapshot, {
+              step,
+              call_id: call.id,
+              root: await context.snapshot(),
+            }),
+          ]
           : [];
         answer(result, extra, snapshot);
         if (ran) await crash("after-result", step);
@@ -404,7 +394,7 @@ function requestRecorder(context: AgentContext) {
     stored.add(hash);
   };
   return {
-    record(request: ModelRequest): Record<string, unknown> {
+    record(request: ModelRequest): Omit<EventPayload<typeof EVENT.modelRequest>, "step"> {
       const { fingerprint, manifest, prefix } = fingerprinter.fingerprint(request);
       store(manifest.system, () => canonicalJson(request.system));
       store(manifest.tools, () => canonicalJson(request.tools));
@@ -417,6 +407,13 @@ function requestRecorder(context: AgentContext) {
       };
     },
   };
+}
+
+/** How a tool result came about, beside its content: recorded with it. */
+interface ResultMarks {
+  idempotency_key?: string;
+  cached?: true;
+  outcome_unknown?: true;
 }
 
 function firstLine(text: string): string {

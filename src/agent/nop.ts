@@ -4,7 +4,8 @@
  *
  * @module
  */
-import { ZERO_COUNTERS } from "../grading/requirements.ts";
+import { EVENT, event } from "../store/event_catalogue.ts";
+import { ZERO_COUNTERS } from "../store/run_counters.ts";
 import type { Agent, AgentOutcome } from "./agent.ts";
 
 /**
@@ -20,7 +21,7 @@ import type { Agent, AgentOutcome } from "./agent.ts";
 export const nopAgent: Agent = {
   name: "nop",
   run(context): Promise<AgentOutcome> {
-    context.record([{ kind: "agent.nop", payload: {} }]);
+    context.record([event(EVENT.agentNop, {})]);
     return Promise.resolve({
       stopReason: "completed",
       counters: { ...ZERO_COUNTERS },

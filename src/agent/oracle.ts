@@ -5,9 +5,10 @@
  *
  * @module
  */
+import { EVENT, event } from "../store/event_catalogue.ts";
 import { join } from "node:path";
 import { UsageError } from "../core/errors.ts";
-import { ZERO_COUNTERS } from "../grading/requirements.ts";
+import { ZERO_COUNTERS } from "../store/run_counters.ts";
 import { packTar } from "../sandbox/tar.ts";
 import { readTree } from "../task/file_tree.ts";
 import type { Agent, AgentOutcome } from "./agent.ts";
@@ -55,15 +56,12 @@ export const oracleAgent: Agent = {
       signal: context.signal,
     });
     if (result.aborted) throw context.signal.reason;
-    context.record([{
-      kind: "agent.oracle",
-      payload: {
-        exit_code: result.exitCode,
-        timed_out: result.timedOut,
-        stdout: result.stdout,
-        stderr: result.stderr,
-      },
-    }]);
+    context.record([event(EVENT.agentOracle, {
+      exit_code: result.exitCode,
+      timed_out: result.timedOut,
+      stdout: result.stdout,
+      stderr: result.stderr,
+    })]);
     const stopReason = result.timedOut ? "timeout" : result.exitCode === 0 ? "completed" : "error";
     return {
       stopReason,

@@ -23,10 +23,16 @@ const CONFINEMENT = "verdict's permission set lets it read and write only inside
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { checkPathAccess } from "./path_access.ts";
  * import { evalCommand } from "./commands/eval.ts";
  * import { memoryIo } from "./io.ts";
- * checkPathAccess(evalCommand, { io: memoryIo(), values: {}, positionals: ["tasks"] });
+ * // Run where the project folder is readable and /etc is not writable (as under verdict's set):
+ * const values = { home: "/etc/verdict" };
+ * assert.throws(
+ *   () => checkPathAccess(evalCommand, { io: memoryIo(), values, positionals: ["tasks"] }),
+ *   /cannot write \/etc\/verdict, given as --home/,
+ * );
  * ```
  */
 export function checkPathAccess(

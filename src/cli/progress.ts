@@ -5,9 +5,10 @@
  * @module
  */
 import type { Clock } from "../core/clock.ts";
-import type { Progress } from "../eval/run_eval.ts";
-import type { TrialRecord } from "../report/results.ts";
+import type { RunConfig } from "../eval/run_identity.ts";
+import type { Progress } from "../eval/run_lifecycle.ts";
 import type { RunRecord } from "../store/run_table.ts";
+import type { TrialRecord } from "../store/trial_record.ts";
 import type { Io } from "./io.ts";
 
 /**
@@ -21,7 +22,14 @@ import type { Io } from "./io.ts";
  * import { LogicalClock } from "../core/clock.ts";
  * const io = memoryIo();
  * const progress = progressDisplay(io.out, false, new LogicalClock());
- * progress.runStarted({ id: "abc", config: {}, createdAt: 0, status: "running" }, 2, []);
+ * import { runConfig } from "../eval/run_identity.ts";
+ * const config = {
+ *   suite_digest: "d", tasks: ["a"], repeat: 2, agent: "nop", model: null, settings: null, seed: 0,
+ *   harness_version: "0.1.0", attempt: 1, concurrency: 1, paths: ["tasks/a"],
+ *   task_dirs: { a: "tasks/a" }, categories: { a: "bugfix" },
+ * };
+ * const run = { id: "abc", config, createdAt: 0, status: "running" as const };
+ * progress.runStarted(run, runConfig(run), 2, []);
  * assert(io.stdout().startsWith("run abc"));
  * ```
  */
@@ -43,15 +51,14 @@ export function progressDisplay(
   const status = (done: number) =>
     `[${done}/${total}] ${passed} passed, ${failed} failed · ${elapsed()}`;
   return {
-    runStarted(run: RunRecord, trials: number, cleanedUp: string[]) {
+    runStarted(run: RunRecord, config: RunConfig, trials: number, cleanedUp: string[]) {
       started = clock.monotonic();
       total = trials;
-      const config = run.config as Record<string, unknown>;
-      const tasks = Array.isArray(config.tasks) ? config.tasks.length : "?";
+      const tasks = config.tasks.length;
       write(
         `run ${run.id}: ${trials} trial${trials === 1 ? "" : "s"} (${tasks} task${
           tasks === 1 ? "" : "s"
-        } × ${config.repeat ?? 1}), agent ${config.agent}` +
+        } × ${config.repeat}), agent ${config.agent}` +
           (config.model ? `, model ${config.model}` : "") + `, seed ${config.seed}\n`,
       );
       if (cleanedUp.length > 0) {

@@ -8,6 +8,8 @@
  */
 import { ExitCode, type ExitCodeValue } from "../core/errors.ts";
 import { Docker, DOCKER_ENV_NAMES } from "../sandbox/docker.ts";
+import { DockerSandbox } from "../sandbox/docker_sandbox.ts";
+import type { Sandbox } from "../sandbox/sandbox.ts";
 import type { Io } from "./io.ts";
 
 /**
@@ -30,6 +32,21 @@ export function dockerFromEnv(io: Io): Docker {
   }
   env.PATH ??= "/usr/local/bin:/usr/bin:/bin";
   return new Docker(env);
+}
+
+/**
+ * The container engine the commands run trials in: Docker, through {@linkcode dockerFromEnv}.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { sandboxFromEnv } from "./runtime.ts";
+ * import { memoryIo } from "./io.ts";
+ * assert(typeof sandboxFromEnv(memoryIo({ PATH: "/usr/bin" })).ping === "function");
+ * ```
+ */
+export function sandboxFromEnv(io: Io): Sandbox {
+  return new DockerSandbox(dockerFromEnv(io));
 }
 
 /**

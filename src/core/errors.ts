@@ -52,8 +52,10 @@ export class VerdictError extends Error {
  *
  * @example
  * ```ts
- * import { UsageError } from "./errors.ts";
- * throw new UsageError("unknown flag --repet; did you mean --repeat?");
+ * import assert from "node:assert/strict";
+ * import { ExitCode, UsageError } from "./errors.ts";
+ * const error = new UsageError("unknown flag --repet; did you mean --repeat?");
+ * assert.equal(error.exitCode, ExitCode.usage);
  * ```
  */
 export class UsageError extends VerdictError {
@@ -113,8 +115,10 @@ function formatProblem(problem: InputProblem): string {
  *
  * @example
  * ```ts
- * import { InfrastructureError } from "./errors.ts";
- * throw new InfrastructureError("no Docker engine answers: start one with `dockerd &`");
+ * import assert from "node:assert/strict";
+ * import { ExitCode, InfrastructureError } from "./errors.ts";
+ * const error = new InfrastructureError("no Docker engine answers: start one with `dockerd &`");
+ * assert.equal(error.exitCode, ExitCode.infrastructure);
  * ```
  */
 export class InfrastructureError extends VerdictError {
@@ -129,8 +133,10 @@ export class InfrastructureError extends VerdictError {
  *
  * @example
  * ```ts
- * import { CorruptionError } from "./errors.ts";
- * throw new CorruptionError("blob 3f2a… does not match its hash");
+ * import assert from "node:assert/strict";
+ * import { CorruptionError, ExitCode } from "./errors.ts";
+ * const error = new CorruptionError("blob 3f2a… does not match its hash");
+ * assert.equal(error.exitCode, ExitCode.no);
  * ```
  */
 export class CorruptionError extends VerdictError {

@@ -24,7 +24,11 @@ export interface Difference {
  * import assert from "node:assert/strict";
  * import { firstDifference } from "./first_difference.ts";
  * const difference = firstDifference({ a: [1, { b: "x" }] }, { a: [1, { b: "y" }] });
- * assert(difference?.path === "a[1].b" && difference.expected === '"x"');
+ * assert.deepEqual(difference, {
+ *   path: "a[1].b",
+ *   expected: '"x" (character 1)',
+ *   actual: '"y" (character 1)',
+ * });
  * ```
  */
 export function firstDifference(

@@ -81,8 +81,11 @@ export function fieldPath(path: readonly PropertyKey[]): string {
  * import { schemaProblems } from "./schema_problems.ts";
  * const schema = z.strictObject({ max_steps: z.number() });
  * const parsed = schema.safeParse({ max_step: 3 });
- * const [problem] = schemaProblems("task.yaml", schema, parsed.error!.issues);
- * assert(problem.fix === "did you mean 'max_steps'? Otherwise remove it");
+ * const problems = schemaProblems("task.yaml", schema, parsed.error!.issues);
+ * assert.deepEqual(problems.map((problem) => problem.fix), [
+ *   "add it (a number)", // max_steps is missing
+ *   "did you mean 'max_steps'? Otherwise remove it", // max_step is unknown
+ * ]);
  * ```
  */
 export function schemaProblems(

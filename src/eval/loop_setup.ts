@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { EVENT, event, type EventPayload } from "../store/event_catalogue.ts";
 import type { Agent } from "../agent/agent.ts";
 import { loopAgent } from "../agent/loop_agent.ts";
 import type { Clock } from "../core/clock.ts";
@@ -24,6 +25,7 @@ import type { Policy } from "../policy/policy.ts";
 import { loadPolicy } from "../policy/policy_file.ts";
 import type { Task } from "../task/task.ts";
 import { BUILTIN_TOOLS } from "../tools/builtin_tools.ts";
+import type { LoopSettings } from "./loop_settings.ts";
 import { loadReplaySource } from "./replay_model.ts";
 import type { SessionDriver } from "./session_driver.ts";
 import type { CrashHook } from "./trial.ts";
@@ -63,7 +65,7 @@ export interface LoopSetup {
   /** The model spec, canonical. */
   model: string;
   /** Settings that shape trajectories, without secrets: recorded and part of the run id. */
-  settings: Record<string, unknown>;
+  settings: LoopSettings;
   /** The crash knob's hook, for the trial's own crash point (`grading`). */
   crash?: CrashHook;
   /** The same agent, following a recorded session first (resume). */
@@ -147,8 +149,8 @@ export async function setupLoopAgent(
         retry: DEFAULT_RETRY,
         requestTimeoutMs: choices.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS,
         secrets: [], // each provider redacts its own key and base-URL credentials
-        onRetry: (attempt: Record<string, unknown>) =>
-          context.record([{ kind: "model.retry", payload: attempt }]),
+        onRetry: (attempt: EventPayload<typeof EVENT.modelRetry>) =>
+          context.record([event(EVENT.modelRetry, attempt)]),
       };
       return Promise.resolve(
         openai
@@ -160,7 +162,7 @@ export async function setupLoopAgent(
     createModel = (context) => replay!.model(context);
   }
 
-  const settings: Record<string, unknown> = {
+  const settings: LoopSettings = {
     base_url: baseUrl === null ? null : withoutCredentials(baseUrl),
     policy: choices.policyFile ?? "default",
     prices_file: choices.pricesFile ?? null,
@@ -213,21 +215,28 @@ export async function setupLoopAgent(
  * ```ts
  * import assert from "node:assert/strict";
  * import { recordedChoices } from "./loop_setup.ts";
- * const choices = recordedChoices({ model: "scripted", settings: { policy: "default", cost: "unknown" } });
+ * const choices = recordedChoices({
+ *   model: "scripted",
+ *   repeat: 1,
+ *   settings: {
+ *     base_url: null, policy: "default", prices_file: null, prices_sha256: null, cost: "unknown",
+ *     tools: [],
+ *   },
+ * });
  * assert(choices.noCost && choices.policyFile === undefined);
  * ```
  */
 export function recordedChoices(
-  config: { model?: string | null; settings?: Record<string, unknown> | null; repeat?: number },
+  config: { model: string | null; settings: LoopSettings | null; repeat: number },
 ): Pick<LoopChoices, "model" | "baseUrl" | "pricesFile" | "noCost" | "policyFile" | "repeat"> {
-  const settings = config.settings ?? {};
+  const settings = config.settings;
   return {
     model: config.model ?? "scripted",
     repeat: config.repeat,
-    baseUrl: (settings.base_url as string | null) ?? undefined,
-    pricesFile: (settings.prices_file as string | null) ?? undefined,
-    noCost: settings.cost === "unknown",
-    policyFile: settings.policy === "default" ? undefined : settings.policy as string,
+    baseUrl: settings?.base_url ?? undefined,
+    pricesFile: settings?.prices_file ?? undefined,
+    noCost: settings?.cost === "unknown",
+    policyFile: settings === null || settings.policy === "default" ? undefined : settings.policy,
   };
 }
 

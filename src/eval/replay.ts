@@ -7,6 +7,7 @@
  *
  * @module
  */
+import { all, EVENT, first, has } from "../store/event_catalogue.ts";
 import { sha256Hex } from "../core/hash.ts";
 import { type Difference, firstDifference } from "../core/first_difference.ts";
 import { SplitMix64 } from "../core/rng.ts";
@@ -19,7 +20,7 @@ import type { Store } from "../store/store.ts";
 import { loadTask } from "../task/load_task.ts";
 import type { Task } from "../task/task.ts";
 import type { LoopSetup } from "./loop_setup.ts";
-import type { RunConfig } from "./resume.ts";
+import { type RunConfig, runConfig } from "./run_identity.ts";
 import { SessionDivergence, sessionDriver } from "./session_driver.ts";
 import { type StagedTask, stageTask } from "./staged_task.ts";
 
@@ -76,7 +77,7 @@ export async function replayRun(
   sessions: readonly SessionRecord[],
   deps: ReplayDeps,
 ): Promise<SessionReplay[]> {
-  const config = run.config as unknown as RunConfig;
+  const config = runConfig(run);
   const prepared = new Map<string, Promise<PreparedTask>>();
   const prepare = (dir: string) => {
     let task = prepared.get(dir);
@@ -84,7 +85,9 @@ export async function replayRun(
     return task;
   };
   const reports: SessionReplay[] = [];
-  for (const session of sessions) reports.push(await replaySession(run, session, deps, prepare));
+  for (const session of sessions) {
+    reports.push(await replaySession(run, config, session, deps, prepare));
+  }
   return reports;
 }
 
@@ -110,12 +113,12 @@ async function prepareTask(
 
 async function replaySession(
   run: RunRecord,
+  config: RunConfig,
   session: SessionRecord,
   deps: ReplayDeps,
   prepare: (dir: string) => Promise<PreparedTask>,
 ): Promise<SessionReplay> {
   const base = { session: session.id, task: session.task, repeat: session.repeat, steps: 0 };
-  const config = run.config as unknown as RunConfig & { task_dirs?: Record<string, string> };
   if (session.status !== "finished") {
     return {
       ...base,
@@ -124,13 +127,13 @@ async function replaySession(
     };
   }
   const events = deps.store.events.read(session.id);
-  if (config.agent !== "loop") {
+  if (!config.agent_needs.model) {
     return { ...base, status: "skipped", note: `the ${config.agent} agent has no model to replay` };
   }
-  if (!events.some((event) => event.kind === "loop.started")) {
+  if (!has(events, EVENT.loopStarted)) {
     return { ...base, status: "skipped", note: "the session never reached the agent" };
   }
-  const dir = config.task_dirs?.[session.task];
+  const dir: string | undefined = config.task_dirs[session.task];
   if (dir === undefined) {
     return { ...base, status: "skipped", note: "the run does not record its task folders" };
   }
@@ -159,7 +162,7 @@ async function replaySession(
       resumed: false,
       signal: new AbortController().signal,
     });
-    const recordedStop = driver.recorded.find((event) => event.kind === "loop.stopped");
+    const recordedStop = first(driver.recorded, EVENT.loopStopped);
     const steps = outcome.counters.steps;
     if (
       steps !== driver.recordedSteps ||
@@ -219,15 +222,8 @@ export function requestDifference(
   actual: ModelRequest,
 ): Difference | undefined {
   let messages: string[] = [];
-  for (const event of events) {
-    if (event.kind !== "model.request") continue;
-    const request = event.payload.request as {
-      system: string;
-      tools: string;
-      max_output_tokens: number;
-      prefix: number;
-      messages: string[];
-    };
+  for (const event of all(events, EVENT.modelRequest)) {
+    const { request } = event.payload;
     messages = [...messages.slice(0, request.prefix), ...request.messages];
     if (event.payload.step !== step) continue;
     const part = (hash: string) => JSON.parse(store.blobs.getText(hash));

@@ -9,6 +9,7 @@
  *
  * @module
  */
+import { EVENT, has } from "../store/event_catalogue.ts";
 import { join } from "node:path";
 import { canonicalJson } from "../core/canonical_json.ts";
 import { InfrastructureError, UsageError } from "../core/errors.ts";
@@ -18,7 +19,9 @@ import type { Model } from "../model/model.ts";
 import type { RunRecord, SessionRecord } from "../store/run_table.ts";
 import { openStore, type Store } from "../store/store.ts";
 import type { Task } from "../task/task.ts";
+import type { ReplaySettings } from "./loop_settings.ts";
 import { requestDifference } from "./replay.ts";
+import { runConfig } from "./run_identity.ts";
 import { SessionDivergence, sessionDriver } from "./session_driver.ts";
 
 /** A recorded run (or one session of it) that answers a new eval's requests. */
@@ -28,7 +31,7 @@ export interface ReplaySource {
   /** The model whose responses were recorded: prices are looked up under it. */
   readonly recordedModel: string;
   /** What the run records about the source (part of the run id): which record, and its digest. */
-  readonly settings: Record<string, unknown>;
+  readonly settings: ReplaySettings;
   /** The model of one trial of the new eval. */
   model(trial: { task: Task; session: string }): Promise<Model>;
 }
@@ -62,11 +65,9 @@ export class ReplayDivergence extends InfrastructureError {
  * import assert from "node:assert/strict";
  * import { loadReplaySource } from "./replay_model.ts";
  * // A state directory with no database: exit 2, naming where it looked.
- * try {
- *   loadReplaySource("/nonexistent", "abc123", [], 1);
- * } catch (error) {
- *   assert((error as { exitCode: number }).exitCode === 2);
- * }
+ * const home = Deno.makeTempDirSync();
+ * assert.throws(() => loadReplaySource(home, "abc123", [], 1), { exitCode: 2 });
+ * Deno.removeSync(home);
  * ```
  * @throws {UsageError} when there is no such run or session, it is not a finished loop run, or it
  * lacks a session for a selected task or repeat (exit 2, naming the run and the fix).
@@ -93,14 +94,8 @@ export function loadReplaySource(
   }
   return withStore(path, (store) => {
     const { run, session } = resolveSource(store, id, flag);
-    const config = run.config as {
-      agent: string;
-      model: string | null;
-      repeat: number;
-      tasks: string[];
-      settings?: { replay?: { model?: string } } | null;
-    };
-    if (config.agent !== "loop" || config.model === null) {
+    const config = runConfig(run);
+    if (!config.agent_needs.model || config.model === null) {
       throw new UsageError(
         `${flag}: run ${run.id} used the ${config.agent} agent, which recorded no model ` +
           `responses; give a run of the loop agent`,
@@ -147,8 +142,8 @@ export function loadReplaySource(
         );
       }
       const events = store.events.read(entry.id);
-      if (!events.some((event) => event.kind === "loop.started")) {
-        const result = entry.result as { bucket?: string; reason?: string } | null;
+      if (!has(events, EVENT.loopStarted)) {
+        const result = entry.result;
         throw new UsageError(
           `${flag}: ${name} never reached the agent (it ended ${result?.bucket}: ` +
             `${result?.reason}), so it recorded no model responses; give another run`,

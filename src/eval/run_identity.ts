@@ -6,11 +6,17 @@
  * @module
  */
 import { join } from "node:path";
+import { z } from "zod";
+import { CorruptionError } from "../core/errors.ts";
 import { deriveId } from "../core/ids.ts";
+import type { Expect, Same } from "../core/same_type.ts";
+import type { RunRecord } from "../store/run_table.ts";
 import type { Store } from "../store/store.ts";
+import { AGENT_NEEDS_SCHEMA, type AgentNeeds, recordedAgentKind } from "./agent_registry.ts";
+import { LOOP_SETTINGS_SCHEMA, type LoopSettings } from "./loop_settings.ts";
 import { type RunLock, tryLockRun } from "./run_lock.ts";
 
-/** What defines an experiment. */
+/** What defines an experiment: the preimage of its run id. */
 export interface Experiment {
   /** The suite's digest. */
   suite_digest: string;
@@ -18,16 +24,116 @@ export interface Experiment {
   tasks: string[];
   /** Repeats per task. */
   repeat: number;
-  /** `loop`, `oracle` or `nop`. */
+  /** The agent's name in the registry (`loop`, `oracle`, `nop`). */
   agent: string;
   /** The model spec without secrets; null for agents that use none. */
   model: string | null;
-  /** Settings that shape trajectories (base URL, policy, prices), without secrets. */
-  settings: Record<string, unknown> | null;
+  /** The loop agent's settings (base URL, policy, prices), without secrets; null for others. */
+  settings: LoopSettings | null;
   /** The seed. */
   seed: number;
   /** The harness version. */
   harness_version: string;
+  /**
+   * Grading waives the requirements only a model can meet (`tasks check`'s oracle run); recorded
+   * only when true, so the ids of other runs keep their preimage.
+   */
+  waive_model_only?: true;
+}
+
+/**
+ * A run's configuration as `eval` records it: its experiment, and how it was run. Fields a 0.1.0
+ * record lacks are optional.
+ */
+export interface RecordedRunConfig extends Experiment {
+  /** 1 for the base id, n for `<id>-n`. */
+  attempt: number;
+  /** Trials at once. */
+  concurrency: number;
+  /** The paths the suite was loaded from. */
+  paths: string[];
+  /** Each task's folder. */
+  task_dirs: Record<string, string>;
+  /** Each task's category. */
+  categories: Record<string, string>;
+  /** What the agent needs (absent in 0.1.0 records: the registry's entry for `agent` says). */
+  agent_needs?: AgentNeeds;
+}
+
+/**
+ * A run's configuration as read back by `resume`, `replay` and `compare` through
+ * {@linkcode runConfig}: the agent by its registry name, the fields a 0.1.0 record lacks filled in
+ * with the value that record implies.
+ */
+export interface RunConfig extends Omit<RecordedRunConfig, "agent_needs" | "waive_model_only"> {
+  /** What the agent needs. */
+  agent_needs: AgentNeeds;
+  /** Whether grading waives the requirements only a model can meet. */
+  waive_model_only: boolean;
+}
+
+const RUN_CONFIG_SCHEMA = z.object({
+  suite_digest: z.string(),
+  tasks: z.array(z.string()),
+  repeat: z.number().int().min(1),
+  agent: z.string(),
+  model: z.string().nullable(),
+  settings: LOOP_SETTINGS_SCHEMA.nullable(),
+  seed: z.number().int().min(0),
+  harness_version: z.string(),
+  waive_model_only: z.literal(true).optional(),
+  attempt: z.number().int().min(1),
+  concurrency: z.number().int().min(1),
+  paths: z.array(z.string()),
+  task_dirs: z.record(z.string(), z.string()),
+  categories: z.record(z.string(), z.string()),
+  agent_needs: AGENT_NEEDS_SCHEMA.optional(),
+});
+type _SchemaMatchesRunConfig = Expect<
+  Same<z.output<typeof RUN_CONFIG_SCHEMA>, RecordedRunConfig>
+>;
+
+/**
+ * A run's configuration, parsed. A configuration that does not parse is a damaged or foreign
+ * record: a {@linkcode CorruptionError} (exit 1) naming the run and the field.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { runConfig } from "./run_identity.ts";
+ * assert.throws(
+ *   () => runConfig({ id: "r1", config: { agent: "nop" } }),
+ *   /run r1 .*suite_digest/,
+ * );
+ * ```
+ * @throws {CorruptionError} when a field is missing or of the wrong kind, or the agent is unknown.
+ */
+export function runConfig(run: Pick<RunRecord, "id" | "config">): RunConfig {
+  const parsed = RUN_CONFIG_SCHEMA.safeParse(run.config);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw damagedConfig(run.id, issue.path.join(".") || "(the whole)", issue.message);
+  }
+  const { agent_needs, waive_model_only, ...config } = parsed.data;
+  const kind = recordedAgentKind(config.agent);
+  if (kind === undefined) {
+    throw damagedConfig(run.id, "agent", `no agent is named ${JSON.stringify(config.agent)}`);
+  }
+  // `tasks check` of 0.1.0 recorded `oracle (tasks check)`: the oracle, waiving model-only
+  // requirements as its record says.
+  return {
+    ...config,
+    agent: kind.name,
+    agent_needs: agent_needs ?? kind.needs,
+    waive_model_only: waive_model_only === true,
+  };
+}
+
+function damagedConfig(run: string, field: string, what: string): CorruptionError {
+  return new CorruptionError(
+    `the record is damaged or not verdict's: run ${run} (config), field ${field}: ${what}. ` +
+      `Check that the state directory holds runs made by verdict`,
+  );
 }
 
 /**
@@ -66,6 +172,7 @@ export interface ClaimedRunId {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { claimRunId } from "./run_identity.ts";
  * import { openStore } from "../store/store.ts";
  * const store = openStore(":memory:");
@@ -73,9 +180,14 @@ export interface ClaimedRunId {
  *   suite_digest: "d", tasks: ["a"], repeat: 1, agent: "nop", model: null, settings: null, seed: 0,
  *   harness_version: "0.1.0",
  * };
- * const { id, lock } = await claimRunId(store, experiment, ".verdict/runs");
- * console.log(id);
- * lock.release();
+ * const runsDir = await Deno.makeTempDir();
+ * const first = await claimRunId(store, experiment, runsDir);
+ * store.runs.create({ id: first.id, config: experiment, createdAt: 0 });
+ * const second = await claimRunId(store, experiment, runsDir);
+ * assert.equal(second.id, `${first.id}-2`); // the same experiment again: the next attempt
+ * first.lock.release();
+ * second.lock.release();
+ * await Deno.remove(runsDir, { recursive: true });
  * ```
  */
 export async function claimRunId(

@@ -7,8 +7,7 @@
  * @module
  */
 import { join } from "node:path";
-import { findLabelled, removeContainers } from "../sandbox/container.ts";
-import type { Docker } from "../sandbox/docker.ts";
+import type { Sandbox } from "../sandbox/sandbox.ts";
 import { OWNER_LABEL } from "./run_owner.ts";
 
 /** A held run lock. */
@@ -22,9 +21,13 @@ export interface RunLock {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { tryLockRun } from "./run_lock.ts";
- * const lock = tryLockRun(".verdict/runs/abc123");
- * lock?.release();
+ * const runDir = Deno.makeTempDirSync();
+ * const lock = tryLockRun(runDir);
+ * assert(lock !== undefined);
+ * lock.release();
+ * Deno.removeSync(runDir, { recursive: true });
  * ```
  */
 export function tryLockRun(runDir: string): RunLock | undefined {
@@ -43,21 +46,25 @@ export function tryLockRun(runDir: string): RunLock | undefined {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { Docker } from "../sandbox/docker.ts";
+ * import { DockerSandbox } from "../sandbox/docker_sandbox.ts";
  * import { removeLeftovers } from "./run_lock.ts";
  * import { stateOwner } from "./run_owner.ts";
- * const docker = new Docker({ PATH: "/usr/bin:/bin" });
- * console.log(await removeLeftovers(docker, ".verdict/runs", stateOwner(".verdict")));
+ * const sandbox = new DockerSandbox(new Docker({ PATH: "/usr/bin:/bin" }));
+ * const home = await Deno.makeTempDir(); // a state folder with no runs: nothing was left
+ * assert.deepEqual(await removeLeftovers(sandbox, `${home}/runs`, stateOwner(home)), []);
+ * await Deno.remove(home);
  * ```
  */
 export async function removeLeftovers(
-  docker: Docker,
+  sandbox: Sandbox,
   runsDir: string,
   owner: string,
 ): Promise<string[]> {
   const cleaned: string[] = [];
   const byRun = Map.groupBy(
-    await findLabelled(docker, [`${OWNER_LABEL}=${owner}`, "verdict.run"], ["verdict.run"]),
+    await sandbox.findLabelled([`${OWNER_LABEL}=${owner}`, "verdict.run"], ["verdict.run"]),
     (container) => container.labels["verdict.run"],
   );
   for (const [run, containers] of byRun) {
@@ -70,7 +77,7 @@ export async function removeLeftovers(
     const lock = tryLockRun(runDir);
     if (lock === undefined) continue;
     try {
-      await removeContainers(docker, containers.map(({ id }) => id));
+      await sandbox.removeContainers(containers.map(({ id }) => id));
       cleaned.push(run);
     } finally {
       lock.release();

@@ -10,19 +10,36 @@
 import type { PendingCall, RecordedResult } from "../agent/loop_agent.ts";
 import { RequestFingerprinter } from "../model/fingerprint.ts";
 import type { Model, ModelRequest, ModelResponse } from "../model/model.ts";
-import type { NewEvent, StoredEvent } from "../store/event_log.ts";
+import {
+  type CatalogueEvent,
+  EVENT,
+  type EventKind,
+  type EventPayload,
+  readEvent,
+} from "../store/event_catalogue.ts";
+import type { StoredEvent } from "../store/event_log.ts";
 import type { ToolResult } from "../tools/tool.ts";
 
 /** The events the loop writes for every step; the others (snapshots, retries) are side records. */
-const STRUCTURAL_KINDS: ReadonlySet<string> = new Set([
-  "loop.started",
-  "context.compacted",
-  "model.request",
-  "model.response",
-  "policy.decision",
-  "tool.intent",
-  "tool.result",
-  "loop.stopped",
+const STRUCTURAL_KINDS: ReadonlySet<string> = new Set<EventKind>([
+  EVENT.loopStarted,
+  EVENT.contextCompacted,
+  EVENT.modelRequest,
+  EVENT.modelResponse,
+  EVENT.policyDecision,
+  EVENT.toolIntent,
+  EVENT.toolResult,
+  EVENT.loopStopped,
+]);
+
+/** The kinds that mark a trial's own steps rather than its agent's: left out of the agent's part. */
+const TRIAL_KINDS: ReadonlySet<string> = new Set<EventKind>([
+  EVENT.trialStarted,
+  EVENT.trialResumed,
+  EVENT.workspaceStaged,
+  EVENT.agentOracle,
+  EVENT.agentNop,
+  EVENT.trialVerdict,
 ]);
 
 /** What the model is told about a call the harness started and never saw finish. */
@@ -60,7 +77,7 @@ export interface SessionDriver {
   /** Runs each tool call for real and checks its result against the record (replay `--live`). */
   compareTool(call: PendingCall, run: () => Promise<ToolResult>): Promise<RecordedResult>;
   /** Wraps the session's appender so events already in the log are not written again. */
-  record(append: (events: NewEvent[]) => void): (events: NewEvent[]) => void;
+  record(append: (events: CatalogueEvent[]) => void): (events: CatalogueEvent[]) => void;
 }
 
 /**
@@ -79,19 +96,19 @@ export function sessionDriver(events: readonly StoredEvent[]): SessionDriver {
   const structural = recorded.filter((event) => STRUCTURAL_KINDS.has(event.kind));
   const fingerprints = new Map<number, string>();
   const responses = new Map<number, ModelResponse>();
-  const results = new Map<string, Record<string, unknown>>();
-  const intents = new Map<string, Record<string, unknown>>();
-  for (const event of recorded) {
-    const payload = event.payload;
-    if (event.kind === "model.request") {
-      fingerprints.set(payload.step as number, payload.fingerprint as string);
+  const results = new Map<string, EventPayload<typeof EVENT.toolResult>>();
+  const intents = new Set<string>();
+  for (const stored of recorded) {
+    const event = readEvent(stored);
+    if (event?.kind === EVENT.modelRequest) {
+      fingerprints.set(event.payload.step, event.payload.fingerprint);
     }
-    if (event.kind === "model.response") {
-      responses.set(payload.step as number, payload.response as ModelResponse);
+    if (event?.kind === EVENT.modelResponse) {
+      responses.set(event.payload.step, event.payload.response);
     }
-    if (event.kind === "tool.intent") intents.set(payload.idempotency_key as string, payload);
-    if (event.kind === "tool.result" && typeof payload.idempotency_key === "string") {
-      results.set(payload.idempotency_key, payload);
+    if (event?.kind === EVENT.toolIntent) intents.add(event.payload.idempotency_key);
+    if (event?.kind === EVENT.toolResult && event.payload.idempotency_key !== undefined) {
+      results.set(event.payload.idempotency_key, event.payload);
     }
   }
   return {
@@ -137,8 +154,8 @@ export function sessionDriver(events: readonly StoredEvent[]): SessionDriver {
         const result = results.get(call.key);
         if (result !== undefined) {
           return Promise.resolve({
-            content: result.content as string,
-            isError: result.is_error as boolean,
+            content: result.content,
+            isError: result.is_error,
             ...(result.finish ? { finish: true } : {}),
             cached: true,
           });
@@ -190,11 +207,11 @@ export function sessionDriver(events: readonly StoredEvent[]): SessionDriver {
     record(append) {
       let index = 0;
       return (batch) => {
-        const fresh: NewEvent[] = [];
+        const fresh: CatalogueEvent[] = [];
         for (const event of batch) {
           if (index < structural.length && STRUCTURAL_KINDS.has(event.kind)) {
             if (structural[index].kind !== event.kind) {
-              const step = (event.payload.step as number | undefined) ?? 0;
+              const step = "step" in event.payload ? event.payload.step : 0;
               throw new SessionDivergence(
                 step,
                 `the re-driven session records ${event.kind} where the log has ${
@@ -215,9 +232,7 @@ export function sessionDriver(events: readonly StoredEvent[]): SessionDriver {
 
 /** The agent's part of a session's log: after staging, before `agent.stopped`, markers left out. */
 export function agentEvents(events: readonly StoredEvent[]): StoredEvent[] {
-  const stopped = events.findIndex((event) => event.kind === "agent.stopped");
+  const stopped = events.findIndex((event) => event.kind === EVENT.agentStopped);
   const end = stopped === -1 ? events.length : stopped;
-  return events.slice(0, end).filter((event) =>
-    !/^(trial|workspace\.staged|agent\.oracle|agent\.nop)/.test(event.kind)
-  );
+  return events.slice(0, end).filter((event) => !TRIAL_KINDS.has(event.kind));
 }

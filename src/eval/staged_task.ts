@@ -10,7 +10,8 @@ import { graderImageTar } from "../grading/grade.ts";
 import { decide, type Policy } from "../policy/policy.ts";
 import { loadPolicy } from "../policy/policy_file.ts";
 import { type SealedTree, sealEntries } from "../sandbox/snapshot.ts";
-import { packOwnedTar, type TarEntry } from "../sandbox/tar.ts";
+import type { TarEntry } from "../sandbox/tar.ts";
+import { packWorkspaceTar } from "../sandbox/workspace_tar.ts";
 import { readTree, type TreeEntry } from "../task/file_tree.ts";
 import type { Task } from "../task/task.ts";
 
@@ -23,10 +24,10 @@ export interface StagedTask {
   /** The workspace as a tar stream rooted at `/` (the workdir folder and everything in it). */
   tar: Uint8Array;
   /**
-   * Packs workspace entries (paths under the workdir's folder, as `tar` has them) for the agent's
-   * container: see {@linkcode packWorkspace}.
+   * Packs workspace entries (paths relative to the workdir, as `snapshotContents` gives them) for
+   * the agent's container, rooted at `/` like `tar`: see {@linkcode packWorkspace}.
    */
-  packWorkspace(entries: readonly TarEntry[]): Uint8Array;
+  workspaceTar(entries: readonly TarEntry[]): Uint8Array;
   /** The task's `tests/`, held out from the agent. */
   tests: TreeEntry[];
   /** What the grading container's image adds to the task's image (see `graderImageTar`). */
@@ -48,39 +49,35 @@ export interface StagedTask {
 export async function stageTask(task: Task, defaultPolicy = "default"): Promise<StagedTask> {
   const policy = await loadPolicy(task.policyPath === "default" ? defaultPolicy : task.policyPath);
   const workdir = task.manifest.workdir;
-  const prefix = workdir.replace(/^\/+/, "");
   // Sealed with the modes the agent's container starts with, so a guarded file is unchanged.
   const tree = (await readTree(join(task.dir, "workspace"))).map((entry) =>
     guarded(entry, policy, workdir) ? { ...entry, mode: entry.mode & 0o700 } : entry
   );
-  const entries: TarEntry[] = [
-    { path: prefix, type: "dir", mode: 0o755 },
-    ...tree.map((entry) => ({ ...entry, path: `${prefix}/${entry.path}` })),
-  ];
   const pack = (workspace: readonly TarEntry[]) => packWorkspace(workspace, policy, workdir);
   const tests = await readTree(join(task.dir, "tests"));
   return {
     task,
     initial: sealEntries(tree),
-    tar: pack(entries),
-    packWorkspace: pack,
+    tar: pack(tree),
+    workspaceTar: pack,
     tests,
     graderTar: graderImageTar(task.manifest.workdir, tests),
   };
 }
 
 /**
- * Packs workspace entries (paths under the workdir's folder) for the agent's container: owned by
- * the agent's user, except each file the policy denies `read_file` on, which is owned by root
- * with no permission for anyone else, so that no command of the agent's user can read it, however
- * it names the file. Grading restores the sealed state as the agent's user and still reads it.
+ * Packs workspace entries (paths relative to the workdir) for the agent's container, rooted at
+ * `/`: owned by the agent's user, except each file the policy denies `read_file` on, which is
+ * owned by root with no permission for anyone else, so that no command of the agent's user can
+ * read it, however it names the file. Grading restores the sealed state as the agent's user and
+ * still reads it.
  *
  * @example
  * ```ts
  * import assert from "node:assert/strict";
  * import { DEFAULT_POLICY } from "../policy/default_policy.ts";
  * import { packWorkspace } from "./staged_task.ts";
- * const tar = packWorkspace([{ path: "workspace", type: "dir", mode: 0o755 }], DEFAULT_POLICY, "/workspace");
+ * const tar = packWorkspace([{ path: "src", type: "dir", mode: 0o755 }], DEFAULT_POLICY, "/workspace");
  * assert(tar.length % 512 === 0);
  * ```
  */
@@ -89,19 +86,13 @@ export function packWorkspace(
   policy: Policy,
   workdir: string,
 ): Uint8Array {
-  const prefix = `${workdir.replace(/^\/+|\/+$/g, "")}/`;
-  const open: TarEntry[] = [];
-  const closed: TarEntry[] = [];
-  for (const entry of entries) {
-    const inside = { ...entry, path: entry.path.slice(prefix.length) };
-    if (entry.path.startsWith(prefix) && guarded(inside, policy, workdir)) {
-      closed.push({ ...inside, path: entry.path, mode: inside.mode & 0o700 });
-    } else open.push(entry);
-  }
-  return packOwnedTar([
-    { entries: open, options: { uid: 1000, gid: 1000 } },
-    { entries: closed, options: { uid: 0, gid: 0 } },
-  ]);
+  return packWorkspaceTar(
+    entries.map((entry) =>
+      guarded(entry, policy, workdir) ? { ...entry, mode: entry.mode & 0o700 } : entry
+    ),
+    workdir,
+    (entry) => guarded(entry, policy, workdir),
+  );
 }
 
 function guarded<E extends TreeEntry | TarEntry>(

@@ -8,7 +8,7 @@
  */
 import { noSolutionMessage, oracleAgent } from "../agent/oracle.ts";
 import { nopAgent } from "../agent/nop.ts";
-import type { TrialRecord } from "../report/results.ts";
+import type { TrialRecord } from "../store/trial_record.ts";
 import type { Task } from "../task/task.ts";
 import { type EvalDeps, type EvalRequest, runEval } from "./run_eval.ts";
 
@@ -49,7 +49,7 @@ export async function checkTasks(
   const base = { ...request, model: null, settings: null, repeat: 1 };
   const solved = request.tasks.filter((task) => task.hasSolution);
   const oracle = solved.length === 0 ? undefined : await runEval(
-    { ...base, tasks: solved, agent: "oracle (tasks check)" },
+    { ...base, tasks: solved, agent: "oracle" },
     { ...deps, agent: oracleAgent, waiveModelOnly: true },
   );
   if (oracle?.interrupted) {
@@ -60,7 +60,7 @@ export async function checkTasks(
       interruption: oracle.interruption,
     };
   }
-  const nop = await runEval({ ...base, agent: "nop (tasks check)" }, { ...deps, agent: nopAgent });
+  const nop = await runEval({ ...base, agent: "nop" }, { ...deps, agent: nopAgent });
   const byTask = (trials: TrialRecord[]) => new Map(trials.map((trial) => [trial.task, trial]));
   const oracleTrials = byTask(oracle?.results.trials ?? []);
   const nopTrials = byTask(nop.results.trials);

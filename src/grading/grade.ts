@@ -13,15 +13,22 @@
  */
 import { InfrastructureError } from "../core/errors.ts";
 import { shellQuote } from "../core/shell_quote.ts";
-import { AGENT_USER, type Container } from "../sandbox/container.ts";
 import { firstLine } from "../sandbox/docker.ts";
-import { type Snapshot, snapshotTarEntries } from "../sandbox/snapshot.ts";
-import { packOwnedTar, packTar } from "../sandbox/tar.ts";
+import {
+  AGENT_OWNER,
+  AGENT_USER,
+  type ExecResult,
+  type SandboxContainer,
+} from "../sandbox/sandbox.ts";
+import { type Snapshot, snapshotContents } from "../sandbox/snapshot.ts";
+import { packOwnedTar } from "../sandbox/tar.ts";
+import { packWorkspaceTar } from "../sandbox/workspace_tar.ts";
 import type { BlobStore } from "../store/blob_store.ts";
+import type { RunCounters } from "../store/run_counters.ts";
 import type { TreeEntry } from "../task/file_tree.ts";
 import type { Task } from "../task/task.ts";
 import { type CheckResult, runChecks } from "./checks.ts";
-import { checkRequirements, type RequirementResult, type RunCounters } from "./requirements.ts";
+import { checkRequirements, type RequirementResult } from "./requirements.ts";
 
 /** Where `tests/` is staged in the grading container. */
 export const TESTS_PATH = "/verdict/tests";
@@ -74,12 +81,12 @@ export interface GradeInput {
   /** The task's `tests/` folder, as read when the run staged the task. */
   tests: readonly TreeEntry[];
   /** A fresh container from {@linkcode graderImageTar}'s image; nothing has run in it yet. */
-  grader: Container;
+  grader: SandboxContainer;
   /**
    * Another such container, for the canary: required when the task has one, so that the two
    * scripts share nothing.
    */
-  canaryGrader?: Container;
+  canaryGrader?: SandboxContainer;
   /** Requirements only a model-driven run can meet are reported but do not fail the grade. */
   waiveModelOnly?: boolean;
   /** Stops grading. */
@@ -194,7 +201,7 @@ export function graderImageTar(workdir: string, tests: readonly TreeEntry[]): Ui
   return packOwnedTar([
     {
       entries: [{ path: workdir.replace(/^\/+/, ""), type: "dir", mode: 0o755 }],
-      options: { uid: 1000, gid: 1000 },
+      options: AGENT_OWNER,
     },
     {
       entries: [
@@ -257,7 +264,7 @@ export function isBytecodeCache(path: string): boolean {
 
 /** How the sealed workspace reaches a grader, the same for both scripts. */
 type Staging =
-  /** Unpacked by the grader's own `tar` in the script's exec, from this tar on its stdin. */
+  /** Unpacked by the grader in the script's exec (`unpackAndExec`), from this tar. */
   | {
     kind: "unpack";
     tar: Uint8Array;
@@ -272,19 +279,12 @@ type Staging =
 const STAGING_BASE_MS = 10_000;
 const STAGING_BYTES_PER_MS = 10_000;
 
-// Printed once the workspace is unpacked, before the success script starts: its absence means
-// staging failed, whatever the exit code.
-const STAGED_MARK = "verdict: sealed workspace staged";
-
-// The unpacking, in a subshell so that the script keeps the image's umask.
-const UNPACK = `set -e\n(umask 0 && tar -x -f -)\necho '${STAGED_MARK}'`;
-
 /**
  * How the sealed workspace, less its bytecode caches, reaches each grader. Usually it is unpacked
  * by the grader's own `tar`, running as the agent's user (so the files are the agent's, as in its
- * container) in the same `docker exec` as the script. An unprivileged `tar` cannot give a file a
- * set-id or sticky bit, and busybox's cannot fill a folder it has already made read-only; an end
- * state with such modes is copied in by the engine first (`docker cp`, one operation more).
+ * container) in the same exec as the script. An unprivileged `tar` cannot give a file a set-id or
+ * sticky bit, and busybox's cannot fill a folder it has already made read-only; an end state with
+ * such modes is copied in by the engine first (`copyIn`, one operation more).
  */
 function staged(blobs: BlobStore, final: Snapshot, workdir: string): Staging {
   const graded = { ...final, entries: final.entries.filter((e) => !isBytecodeCache(e.path)) };
@@ -292,12 +292,9 @@ function staged(blobs: BlobStore, final: Snapshot, workdir: string): Staging {
     entry.type === "symlink" ||
     ((entry.mode & 0o7000) === 0 && (entry.type !== "dir" || (entry.mode & 0o700) === 0o700))
   );
-  const owner = { uid: 1000, gid: 1000 };
-  if (!unpackable) {
-    const prefix = workdir.replace(/^\/+/, "");
-    return { kind: "copy", tar: packTar(snapshotTarEntries(blobs, graded, prefix), owner) };
-  }
-  const tar = packTar(snapshotTarEntries(blobs, graded, ".").slice(1), owner);
+  const contents = snapshotContents(blobs, graded);
+  if (!unpackable) return { kind: "copy", tar: packWorkspaceTar(contents, workdir) };
+  const tar = packWorkspaceTar(contents, ".");
   return {
     kind: "unpack",
     tar,
@@ -307,20 +304,41 @@ function staged(blobs: BlobStore, final: Snapshot, workdir: string): Staging {
 
 /** Stages the workspace in a fresh grader and runs one script there. */
 async function stageAndRun(
-  grader: Container,
+  grader: SandboxContainer,
   staging: Staging,
   script: string,
   timeoutMs: number,
   signal?: AbortSignal,
 ): Promise<ScriptRun> {
-  if (staging.kind === "copy") await grader.copyIn(staging.tar, "/");
-  return await runScript(
-    grader,
+  const command = shellQuote(`${TESTS_PATH}/${script}`);
+  const options = { user: AGENT_USER, env: { ...GRADER_ENV }, timeoutMs, signal };
+  let result: ExecResult & { unpacked?: boolean };
+  if (staging.kind === "copy") {
+    await grader.copyIn(staging.tar, "/");
+    result = await grader.exec(command, options);
+  } else {
+    result = await grader.unpackAndExec(staging.tar, command, {
+      ...options,
+      timeoutMs: timeoutMs + staging.allowanceMs,
+    });
+  }
+  if (result.aborted) throw signal?.reason ?? new Error("grading aborted");
+  if (result.unpacked === false) {
+    throw new InfrastructureError(
+      `could not stage the sealed workspace in the grading container: ${
+        result.timedOut
+          ? `it ran past the deadline`
+          : firstLine(result.stderr) || `exit ${result.exitCode}`
+      }`,
+    );
+  }
+  const output = `${result.stdout}${result.stderr}`;
+  return {
     script,
-    timeoutMs,
-    signal,
-    staging.kind === "unpack" ? staging : undefined,
-  );
+    exitCode: result.exitCode,
+    timedOut: result.timedOut,
+    output: output.length > OUTPUT_TAIL ? `...${output.slice(-OUTPUT_TAIL)}` : output,
+  };
 }
 
 /** Waits for both scripts, so neither is left running; then the first failure, if any, throws. */
@@ -329,44 +347,6 @@ async function settleBoth<A, B>(first: Promise<A>, second: Promise<B>): Promise<
   if (a.status === "rejected") throw a.reason;
   if (b.status === "rejected") throw b.reason;
   return [a.value, b.value];
-}
-
-async function runScript(
-  grader: Container,
-  script: string,
-  timeoutMs: number,
-  signal?: AbortSignal,
-  unpack?: Extract<Staging, { kind: "unpack" }>,
-): Promise<ScriptRun> {
-  const command = shellQuote(`${TESTS_PATH}/${script}`);
-  const result = await grader.exec(unpack ? `${UNPACK}\nexec ${command}` : command, {
-    user: AGENT_USER,
-    env: { ...GRADER_ENV },
-    timeoutMs: timeoutMs + (unpack?.allowanceMs ?? 0),
-    signal,
-    stdin: unpack?.tar,
-  });
-  if (result.aborted) throw signal?.reason ?? new Error("grading aborted");
-  let stdout = result.stdout;
-  if (unpack) {
-    if (!stdout.startsWith(`${STAGED_MARK}\n`)) {
-      throw new InfrastructureError(
-        `could not stage the sealed workspace in the grading container: ${
-          result.timedOut
-            ? `it ran past the deadline`
-            : firstLine(result.stderr) || `exit ${result.exitCode}`
-        }`,
-      );
-    }
-    stdout = stdout.slice(STAGED_MARK.length + 1);
-  }
-  const output = `${stdout}${result.stderr}`;
-  return {
-    script,
-    exitCode: result.exitCode,
-    timedOut: result.timedOut,
-    output: output.length > OUTPUT_TAIL ? `...${output.slice(-OUTPUT_TAIL)}` : output,
-  };
 }
 
 function missingOrNotExecutable(

@@ -4,40 +4,9 @@
  *
  * @module
  */
-import { formatUsd, type Usd, usd } from "../core/money.ts";
+import { formatUsd, usd } from "../core/money.ts";
+import type { RunCounters } from "../store/run_counters.ts";
 import type { Requires } from "../task/manifest.ts";
-
-/** What the harness counted during a trial. */
-export interface RunCounters {
-  /** Model steps taken. */
-  steps: number;
-  /** Tool calls made (allowed or denied). */
-  toolCalls: number;
-  /** Context compactions. */
-  compactions: number;
-  /** Tool calls the policy denied. */
-  deniedCalls: number;
-  /** Input plus output tokens. */
-  totalTokens: number;
-  /** Cost, or null when unknown. */
-  costUsd: Usd | null;
-  /** Whether the agent stopped on its own. */
-  finished: boolean;
-  /** Whether the trial was interrupted and resumed. */
-  resumed: boolean;
-}
-
-/** Counters of an agent that did nothing. */
-export const ZERO_COUNTERS: RunCounters = {
-  steps: 0,
-  toolCalls: 0,
-  compactions: 0,
-  deniedCalls: 0,
-  totalTokens: 0,
-  costUsd: 0n,
-  finished: false,
-  resumed: false,
-};
 
 /** The outcome of one requirement. */
 export interface RequirementResult {
@@ -57,7 +26,8 @@ export interface RequirementResult {
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { checkRequirements, ZERO_COUNTERS } from "./requirements.ts";
+ * import { ZERO_COUNTERS } from "../store/run_counters.ts";
+ * import { checkRequirements } from "./requirements.ts";
  * const [result] = checkRequirements({ min_denied_calls: 1 }, ZERO_COUNTERS);
  * assert(!result.passed && result.modelOnly);
  * ```

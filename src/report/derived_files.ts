@@ -37,6 +37,7 @@ export interface DerivedFileProblem {
  * const dir = await Deno.makeTempDir();
  * await writeRunReports(store, store.runs.get("r")!, dir);
  * assert((await derivedFileProblems(store, store.runs.get("r")!, dir)).length === 0);
+ * await Deno.remove(dir, { recursive: true });
  * ```
  */
 export async function derivedFileProblems(

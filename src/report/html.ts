@@ -25,7 +25,10 @@ import type { Trajectory } from "./trajectory.ts";
  * const results = {
  *   schema: "verdict.results/1" as const,
  *   run: { id: "abc", status: "finished", created_at: "2026-01-01T00:00:00.000Z" },
- *   summary: { trials: 0, finished: 0, passed: 0, failed: 0, pass_rate: null, buckets: {} },
+ *   summary: {
+ *     trials: 0, finished: 0, passed: 0, failed: 0, pass_rate: null,
+ *     buckets: { pass: 0, agent_failure: 0, evaluator_error: 0, infrastructure_error: 0 },
+ *   },
  *   trials: [],
  * };
  * assert(renderHtml(results, runStats([]), []).startsWith("<!doctype html>"));

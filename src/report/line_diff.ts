@@ -14,7 +14,8 @@ const MAX_CELLS = 4_000_000;
  * ```ts
  * import assert from "node:assert/strict";
  * import { unifiedDiff } from "./line_diff.ts";
- * assert(unifiedDiff("a\nb\nc\n", "a\nB\nc\n").includes("-b\n+B"));
+ * const diff = unifiedDiff("a\nb\nc\n", "a\nB\nc\n").split("\n");
+ * assert(diff.includes("-b") && diff.includes("+B"));
  * ```
  */
 export function unifiedDiff(before: string, after: string, context = 3): string {

@@ -19,7 +19,10 @@ import { dollars, percent } from "./stats_text.ts";
  * const text = renderMarkdown({
  *   schema: "verdict.results/1",
  *   run: { id: "abc", status: "finished", created_at: "2026-01-01T00:00:00.000Z" },
- *   summary: { trials: 0, finished: 0, passed: 0, failed: 0, pass_rate: null, buckets: {} },
+ *   summary: {
+ *     trials: 0, finished: 0, passed: 0, failed: 0, pass_rate: null,
+ *     buckets: { pass: 0, agent_failure: 0, evaluator_error: 0, infrastructure_error: 0 },
+ *   },
  *   trials: [],
  * }, runStats([]));
  * assert(text.startsWith("# Verdict run abc"));

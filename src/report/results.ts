@@ -6,79 +6,10 @@
  */
 import type { Store } from "../store/store.ts";
 import type { RunRecord } from "../store/run_table.ts";
+import type { Bucket, TrialRecord } from "../store/trial_record.ts";
 
 /** The schema tag of `results.json`. */
 export const RESULTS_SCHEMA = "verdict.results/1";
-
-/** One check or requirement as reported. */
-export interface ReportedCheck {
-  /** The check kind or requirement key. */
-  kind: string;
-  /** Whether it held. */
-  passed: boolean;
-  /** What was found. */
-  detail: string;
-  /** For requirements: only a model-driven run can meet it. */
-  model_only?: boolean;
-}
-
-/** A grading script's run as reported. */
-export interface ReportedScript {
-  /** The script, relative to `tests/`. */
-  script: string;
-  /** Exit code. */
-  exit_code: number;
-  /** Killed at its deadline. */
-  timed_out: boolean;
-  /** The end of its output. */
-  output: string;
-}
-
-/** One trial in `results.json` (also the stored result of its session). */
-export interface TrialRecord {
-  /** Task id. */
-  task: string;
-  /** Repeat index, from 0. */
-  repeat: number;
-  /** Session id. */
-  session: string;
-  /** Pass or fail. */
-  verdict: "pass" | "fail";
-  /** `pass`, `agent_failure`, `evaluator_error` or `infrastructure_error`. */
-  bucket: "pass" | "agent_failure" | "evaluator_error" | "infrastructure_error";
-  /** Why, in one line. */
-  reason: string;
-  /** Why the agent stopped, or null when it never ran. */
-  stop_reason: string | null;
-  /** Model steps. */
-  steps: number;
-  /** Tool calls. */
-  tool_calls: number;
-  /** Denied tool calls. */
-  denied_calls: number;
-  /** Context compactions. */
-  compactions: number;
-  /** Tokens used. */
-  tokens: { input: number; output: number };
-  /** Cost in USD, null when unknown. */
-  cost_usd: number | null;
-  /** The sealed end state's root, null when the trial never got that far. */
-  end_state_root: string | null;
-  /** The staged workspace's root. */
-  initial_root: string | null;
-  /** Paths added, removed or modified by the agent. */
-  changed_paths: number;
-  /** Wall time of the trial, in ms. */
-  duration_ms: number;
-  /** Built-in checks. */
-  checks: ReportedCheck[];
-  /** Requirements. */
-  requirements: ReportedCheck[];
-  /** The success script's run. */
-  success: ReportedScript | null;
-  /** The canary's run. */
-  canary: ReportedScript | null;
-}
 
 /** The whole of `results.json`. */
 export interface Results {
@@ -97,7 +28,7 @@ export interface Results {
     passed: number;
     failed: number;
     pass_rate: number | null;
-    buckets: Record<string, number>;
+    buckets: Record<Bucket, number>;
   };
   /** One object per finished trial, by task then repeat. */
   trials: TrialRecord[];
@@ -118,10 +49,12 @@ export interface Results {
  */
 export function buildResults(store: Store, run: RunRecord): Results {
   const sessions = store.runs.sessions(run.id);
-  const trials = sessions
-    .filter((session) => session.status === "finished" && session.result !== null)
-    .map((session) => inDeclaredOrder(session.result as unknown as TrialRecord));
-  const buckets: Record<string, number> = {
+  const trials = sessions.flatMap((session) =>
+    session.status === "finished" && session.result !== null
+      ? [inDeclaredOrder(session.result)]
+      : []
+  );
+  const buckets: Record<Bucket, number> = {
     pass: 0,
     agent_failure: 0,
     evaluator_error: 0,

@@ -18,12 +18,20 @@ import { readTrajectory } from "./trajectory.ts";
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { openStore } from "../store/store.ts";
  * import { writeRunReports } from "./run_reports.ts";
  * const store = openStore(":memory:");
  * store.runs.create({ id: "r", config: {}, createdAt: 0 });
  * const dir = await Deno.makeTempDir();
- * await writeRunReports(store, store.runs.get("r")!, dir);
+ * const results = await writeRunReports(store, store.runs.get("r")!, dir);
+ * assert.equal(results.run.id, "r");
+ * assert.deepEqual([...Deno.readDirSync(dir)].map((entry) => entry.name).sort(), [
+ *   "report.html",
+ *   "report.md",
+ *   "results.json",
+ * ]);
+ * await Deno.remove(dir, { recursive: true });
  * ```
  */
 export async function writeRunReports(

@@ -7,8 +7,7 @@
  */
 import type { ModelResponse } from "../model/model.ts";
 import { diffSnapshots, loadSnapshot, type SnapshotEntry } from "../sandbox/snapshot.ts";
-import type { StoredEvent } from "../store/event_log.ts";
-import { VERDICT_EVENT } from "../store/run_table.ts";
+import { EVENT, type EventPayload, first, has, last, readEvent } from "../store/event_catalogue.ts";
 import type { Store } from "../store/store.ts";
 import { unifiedDiff } from "./line_diff.ts";
 
@@ -39,7 +38,7 @@ export interface TrajectoryStep {
   /** Its tool calls. */
   calls: TrajectoryCall[];
   /** A compaction before this step, if any. */
-  compaction?: Record<string, unknown>;
+  compaction?: Omit<EventPayload<typeof EVENT.contextCompacted>, "step">;
 }
 
 /** A changed path of the workspace. */
@@ -105,26 +104,30 @@ export function readTrajectory(
     steps: [],
     stop: null,
     verdict: null,
-    resumed: events.some((event) => event.kind === "trial.resumed"),
+    resumed: has(events, EVENT.trialResumed),
     changes: [],
   };
-  let compaction: Record<string, unknown> | undefined;
-  for (const event of events) {
-    const payload = event.payload;
-    switch (event.kind) {
-      case "model.request":
-        if (trajectory.instruction === null) trajectory.instruction = instructionOf(store, payload);
+  let compaction: TrajectoryStep["compaction"];
+  for (const stored of events) {
+    const event = readEvent(stored);
+    switch (event?.kind) {
+      case EVENT.modelRequest:
+        if (trajectory.instruction === null) {
+          trajectory.instruction = instructionOf(store, event.payload.request.messages[0]);
+        }
         break;
-      case "context.compacted":
-        compaction = payload;
+      case EVENT.contextCompacted: {
+        const { step: _step, ...what } = event.payload;
+        compaction = what;
         break;
-      case "model.response": {
-        const response = payload.response as ModelResponse;
+      }
+      case EVENT.modelResponse: {
+        const { response, step, cost_usd } = event.payload;
         trajectory.steps.push({
-          step: payload.step as number,
+          step,
           content: response.content,
           usage: response.usage,
-          cost_usd: payload.cost_usd as string | null,
+          cost_usd,
           calls: response.toolCalls.map((call) => ({
             id: call.id,
             tool: call.name,
@@ -135,64 +138,54 @@ export function readTrajectory(
         compaction = undefined;
         break;
       }
-      case "policy.decision":
-        withCall(trajectory, event, (call) => {
-          call.decision = {
-            allowed: payload.allowed as boolean,
-            rule: payload.rule as number | null,
-            reason: payload.reason as string,
-          };
+      case EVENT.policyDecision: {
+        const { allowed, rule, reason } = event.payload;
+        withCall(trajectory, event.payload, (call) => {
+          call.decision = { allowed, rule, reason };
         });
         break;
-      case "tool.result":
-        withCall(trajectory, event, (call) => {
+      }
+      case EVENT.toolResult: {
+        const { content, is_error, cached, outcome_unknown } = event.payload;
+        withCall(trajectory, event.payload, (call) => {
           call.result = {
-            content: clip(payload.content as string),
-            is_error: payload.is_error as boolean,
-            ...(payload.cached ? { cached: true } : {}),
-            ...(payload.outcome_unknown ? { outcome_unknown: true } : {}),
+            content: clip(content),
+            is_error,
+            ...(cached ? { cached: true } : {}),
+            ...(outcome_unknown ? { outcome_unknown: true } : {}),
           };
         });
         break;
-      case "agent.stopped":
-        trajectory.stop = {
-          reason: payload.stop_reason as string,
-          detail: (payload.detail as string | null) ?? null,
-        };
+      }
+      case EVENT.agentStopped:
+        trajectory.stop = { reason: event.payload.stop_reason, detail: event.payload.detail };
         break;
-      case VERDICT_EVENT:
-        trajectory.verdict = {
-          verdict: payload.verdict as string,
-          bucket: payload.bucket as string,
-          reason: payload.reason as string,
-        };
+      case EVENT.trialVerdict: {
+        const { verdict, bucket, reason } = event.payload;
+        trajectory.verdict = { verdict, bucket, reason };
         break;
+      }
     }
   }
-  const staged = events.find((event) => event.kind === "workspace.staged");
-  const sealed = events.findLast((event) => event.kind === "end_state.sealed");
+  const staged = first(events, EVENT.workspaceStaged);
+  const sealed = last(events, EVENT.endStateSealed);
   if (staged && sealed) {
-    trajectory.changes = changesOf(
-      store,
-      staged.payload.root as string,
-      sealed.payload.root as string,
-    );
+    trajectory.changes = changesOf(store, staged.payload.root, sealed.payload.root);
   }
   return trajectory;
 }
 
 function withCall(
   trajectory: Trajectory,
-  event: StoredEvent,
+  at: { step: number; call_id: string },
   update: (call: TrajectoryCall) => void,
 ): void {
-  const step = trajectory.steps.find((candidate) => candidate.step === event.payload.step);
-  const call = step?.calls.find((candidate) => candidate.id === event.payload.call_id);
+  const step = trajectory.steps.find((candidate) => candidate.step === at.step);
+  const call = step?.calls.find((candidate) => candidate.id === at.call_id);
   if (call) update(call);
 }
 
-function instructionOf(store: Store, payload: Record<string, unknown>): string | null {
-  const first = (payload.request as { messages?: string[] } | undefined)?.messages?.[0];
+function instructionOf(store: Store, first: string | undefined): string | null {
   if (first === undefined) return null;
   try {
     return (JSON.parse(store.blobs.getText(first)) as { content: string }).content;

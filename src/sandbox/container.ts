@@ -10,81 +10,33 @@
 import { InfrastructureError } from "../core/errors.ts";
 import { BoundedBuffer } from "./_bounded_buffer.ts";
 import { within } from "./_within.ts";
+import { writeAndClose } from "./_write_and_close.ts";
 import { type Docker, firstLine } from "./docker.ts";
+import {
+  AGENT_USER,
+  type ContainerSpec,
+  type ExecOptions,
+  type ExecResult,
+  type LabelledContainer,
+  missingImageMessage,
+  type ResourceLimits,
+  type SandboxContainer,
+  type UnpackedExecResult,
+} from "./sandbox.ts";
 import { readTarStream, type TarEntry, type TarEntryHeader } from "./tar.ts";
 import { UnsealableWorkspaceError } from "./unsealable.ts";
 
-/** The unprivileged user every agent and grading command runs as. */
-export const AGENT_USER = "1000:1000";
-
-/** Resource limits of a container. */
-export interface ResourceLimits {
-  /** Most processes at once. */
-  pids: number;
-  /** Memory, in MiB (swap included). */
-  memoryMb: number;
-  /** CPUs. */
-  cpus: number;
-  /**
-   * Size of `/tmp`, in MiB: a tmpfs, so that writing there cannot fill the engine's disk (its
-   * pages count towards the memory limit too).
-   */
-  tmpMb: number;
-}
+export type {
+  ContainerSpec,
+  ExecOptions,
+  ExecResult,
+  LabelledContainer,
+  ResourceLimits,
+} from "./sandbox.ts";
+export { AGENT_USER, missingImageMessage } from "./sandbox.ts";
 
 /** Default limits: enough for a test suite, small enough that a fork bomb stays contained. */
 export const DEFAULT_LIMITS: ResourceLimits = { pids: 256, memoryMb: 1024, cpus: 1, tmpMb: 512 };
-
-/** What to start. */
-export interface ContainerSpec {
-  /** A local image (never pulled). */
-  image: string;
-  /** The working folder. */
-  workdir: string;
-  /** `none` (default) or `bridge`. */
-  network: "none" | "bridge";
-  /** Labels, such as the run and the session. */
-  labels: Record<string, string>;
-  /**
-   * The container's main user. Omit only for a grading container, whose commands still run as
-   * {@linkcode AGENT_USER}.
-   */
-  user?: string;
-  /** Resource limits. */
-  limits?: ResourceLimits;
-}
-
-/** Options of {@linkcode Container.exec}. */
-export interface ExecOptions {
-  /** The deadline, after which the command's whole process tree is killed. */
-  timeoutMs: number;
-  /** Who runs it. Default {@linkcode AGENT_USER}. */
-  user?: string;
-  /** Where. Default the container's workdir. */
-  workdir?: string;
-  /** Bytes on stdin. */
-  stdin?: Uint8Array;
-  /** Extra environment. */
-  env?: Record<string, string>;
-  /** Stops the command early (its process tree is killed). */
-  signal?: AbortSignal;
-  /** Most bytes kept of each of stdout and stderr (head and tail). Default 4 MiB. */
-  maxOutputBytes?: number;
-}
-
-/** What a command did. */
-export interface ExecResult {
-  /** Its exit code (137 when killed). */
-  exitCode: number;
-  /** stdout, head and tail when long. */
-  stdout: string;
-  /** stderr, head and tail when long. */
-  stderr: string;
-  /** Whether the deadline killed it. */
-  timedOut: boolean;
-  /** Whether the signal stopped it. */
-  aborted: boolean;
-}
 
 // `docker exec` makes the command a session leader; its first output line is that session's id,
 // so everything it starts (which inherits the session) can be found and killed at the deadline.
@@ -112,6 +64,13 @@ want=all; all=$(members)
 [ -n "$all" ] && kill -KILL $all 2>/dev/null
 want=all; [ -z "$(members)" ]`;
 
+// Printed once the files are unpacked, before the command starts: its absence means unpacking
+// failed, whatever the exit code.
+const UNPACKED_MARK = "verdict: sealed workspace staged";
+
+// The unpacking, in a subshell so that the command keeps the image's umask.
+const UNPACK = `set -e\n(umask 0 && tar -x -f -)\necho '${UNPACKED_MARK}'`;
+
 /**
  * Starts a container that idles until commands are run in it.
  *
@@ -119,9 +78,10 @@ want=all; [ -z "$(members)" ]`;
  * ```ts
  * import { Docker } from "./docker.ts";
  * import { startContainer } from "./container.ts";
+ * import { AGENT_USER } from "./sandbox.ts";
  * const docker = new Docker({ PATH: "/usr/bin:/bin" });
  * const container = await startContainer(docker, {
- *   image: "verdict/busybox", workdir: "/workspace", network: "none", labels: {}, user: "1000:1000",
+ *   image: "verdict/busybox", workdir: "/workspace", network: "none", labels: {}, user: AGENT_USER,
  * });
  * console.log((await container.exec("echo hi", { timeoutMs: 5000 })).stdout);
  * await container.remove();
@@ -166,23 +126,8 @@ export async function startContainer(
   return new Container(docker, new TextDecoder().decode(result.stdout).trim(), spec);
 }
 
-/**
- * The message for a missing image: its name and how to build it.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { missingImageMessage } from "./container.ts";
- * assert(missingImageMessage("verdict/busybox").includes("scripts/build-images.sh"));
- * ```
- */
-export function missingImageMessage(image: string): string {
-  return `image ${image} is missing: build it with scripts/build-images.sh (as root, with a ` +
-    `running Docker engine), or point the task's image at one you have`;
-}
-
 /** A running container. */
-export class Container {
+export class Container implements SandboxContainer {
   readonly #docker: Docker;
   /** The container id. */
   readonly id: string;
@@ -235,7 +180,7 @@ export class Container {
     options.signal?.addEventListener("abort", onAbort, { once: true });
     if (options.signal?.aborted) onAbort();
     try {
-      const writing = options.stdin ? writeStdin(child, options.stdin) : Promise.resolve();
+      const writing = options.stdin ? writeAndClose(child, options.stdin) : Promise.resolve();
       const [status] = await Promise.all([
         child.status,
         readSessionThenOutput(child.stdout, stdout, resolveSession),
@@ -261,6 +206,21 @@ export class Container {
       clearTimeout(timer);
       options.signal?.removeEventListener("abort", onAbort);
     }
+  }
+
+  /**
+   * Unpacks `tar` in the workdir as the command's user, then runs `command` in the same
+   * `docker exec` (one operation fewer than a `docker cp` first); see
+   * {@linkcode SandboxContainer.unpackAndExec}.
+   */
+  async unpackAndExec(
+    tar: Uint8Array,
+    command: string,
+    options: Omit<ExecOptions, "stdin">,
+  ): Promise<UnpackedExecResult> {
+    const result = await this.exec(`${UNPACK}\nexec ${command}`, { ...options, stdin: tar });
+    if (!result.stdout.startsWith(`${UNPACKED_MARK}\n`)) return { ...result, unpacked: false };
+    return { ...result, stdout: result.stdout.slice(UNPACKED_MARK.length + 1), unpacked: true };
   }
 
   /**
@@ -388,16 +348,6 @@ export async function removeContainers(docker: Docker, ids: readonly string[]): 
   if (ids.length > 0) await docker.run(["rm", "--force", "--volumes", ...ids]);
 }
 
-/** A container found by its labels. */
-export interface LabelledContainer {
-  /** Its id. */
-  id: string;
-  /** `running`, `paused`, `exited`, `created`... */
-  state: string;
-  /** The values of the labels asked for (`""` where it has none). */
-  labels: Record<string, string>;
-}
-
 /**
  * Containers carrying every one of the `filters` labels, with their state and the values of the
  * labels named in `keys`: one `docker ps` for any number of containers.
@@ -473,15 +423,5 @@ function killQuietly(child: Deno.ChildProcess): void {
     child.kill("SIGKILL");
   } catch {
     // Already gone.
-  }
-}
-
-async function writeStdin(child: Deno.ChildProcess, data: Uint8Array): Promise<void> {
-  const writer = child.stdin.getWriter();
-  try {
-    await writer.write(data);
-    await writer.close();
-  } catch {
-    // The command exited without reading all of its input.
   }
 }

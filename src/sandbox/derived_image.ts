@@ -10,8 +10,13 @@
  */
 import { InfrastructureError } from "../core/errors.ts";
 import { sha256Hex } from "../core/hash.ts";
-import { missingImageMessage } from "./container.ts";
 import { type Docker, firstLine } from "./docker.ts";
+import {
+  type DerivedImageOptions,
+  type DerivedImageSource,
+  folderNotEmptyMessage,
+  missingImageMessage,
+} from "./sandbox.ts";
 import { parseTar } from "./tar.ts";
 
 /** The repository every derived image is tagged in. */
@@ -19,18 +24,6 @@ export const DERIVED_REPOSITORY = "verdict-derived";
 
 /** The label every derived image carries (its value is the tar's sha256); `docker image rm` by it. */
 export const DERIVED_LABEL = "verdict.derived";
-
-/** Options of {@linkcode DerivedImages.imageFor}. */
-export interface DerivedImageOptions {
-  /**
-   * A folder that must be absent or empty in the base image: the workdir the tar's files land in.
-   * Files the image already has there would mix with the workspace (and, owned by root, would stop
-   * the grader from unpacking over them), so such an image is refused when the image is built.
-   */
-  emptyFolder?: string;
-  /** Stops the build. */
-  signal?: AbortSignal;
-}
 
 /**
  * Makes and remembers derived images for one process.
@@ -45,9 +38,10 @@ export interface DerivedImageOptions {
  * const tar = packTar([{ path: "workspace/a.txt", type: "file", mode: 0o644, data: new Uint8Array([104]) }]);
  * const image = await images.imageFor("verdict/busybox", tar);
  * console.log(image); // verdict-derived:…, with /workspace/a.txt in it
+ * await docker.run(["image", "rm", image]);
  * ```
  */
-export class DerivedImages {
+export class DerivedImages implements DerivedImageSource {
   readonly #docker: Docker;
   readonly #labels: Record<string, string>;
   readonly #images = new Map<string, Promise<string>>();
@@ -144,10 +138,5 @@ async function requireEmpty(
     path.includes("/")
   );
   if (inside.length === 0) return;
-  throw new InfrastructureError(
-    `image ${base} already has files in ${folder} (${inside.slice(0, 3).join(", ")}${
-      inside.length > 3 ? ", ..." : ""
-    }): the task's workspace is staged into an empty ${folder}, for the agent and for grading; ` +
-      `build the image without them, or give the task another workdir`,
-  );
+  throw new InfrastructureError(folderNotEmptyMessage(base, folder, inside));
 }

@@ -6,6 +6,7 @@
  * @module
  */
 import { InfrastructureError } from "../core/errors.ts";
+import { writeAndClose } from "./_write_and_close.ts";
 
 /** Environment variables the docker CLI may need; everything else is withheld from it. */
 export const DOCKER_ENV_NAMES: readonly string[] = [
@@ -192,14 +193,4 @@ function spawnError(error: unknown): Error {
     );
   }
   return error instanceof Error ? error : new Error(String(error));
-}
-
-async function writeAndClose(child: Deno.ChildProcess, data: Uint8Array): Promise<void> {
-  const writer = child.stdin.getWriter();
-  try {
-    await writer.write(data);
-    await writer.close();
-  } catch {
-    // The process exited before reading all of stdin; its exit code and stderr say why.
-  }
 }

@@ -291,19 +291,27 @@ function manifestText(entries: readonly SnapshotEntry[]): string {
 }
 
 /**
- * Tar entries that rebuild a snapshot under `prefix` (a path relative to `/`, such as
- * `workspace`), the prefix folder itself first. File bytes come from the blob store, checked.
+ * A snapshot's entries with their files' bytes, paths relative to the workdir, ready for
+ * `packWorkspaceTar`. File bytes come from the blob store, checked; `other` entries (devices,
+ * fifos) are left out.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { openStore } from "../store/store.ts";
+ * import { sealEntries, snapshotContents, storeSnapshot } from "./snapshot.ts";
+ * const store = openStore(":memory:");
+ * const sealed = sealEntries([{ path: "a", type: "file", mode: 0o644, data: new Uint8Array([1]) }]);
+ * storeSnapshot(store.blobs, sealed);
+ * assert(snapshotContents(store.blobs, sealed)[0].path === "a");
+ * store.close();
+ * ```
  */
-export function snapshotTarEntries(
-  blobs: BlobStore,
-  snapshot: Snapshot,
-  prefix: string,
-  prefixMode = 0o755,
-): TarEntry[] {
-  const entries: TarEntry[] = [{ path: prefix, type: "dir", mode: prefixMode }];
+export function snapshotContents(blobs: BlobStore, snapshot: Snapshot): TarEntry[] {
+  const entries: TarEntry[] = [];
   const read = new Map<Sha256Hex, Uint8Array>(); // each distinct content read and checked once
   for (const entry of snapshot.entries) {
-    const path = `${prefix}/${entry.path}`;
+    const { path } = entry;
     if (entry.type === "file") {
       let data = read.get(entry.sha256);
       if (data === undefined) read.set(entry.sha256, data = blobs.get(entry.sha256));
@@ -317,18 +325,24 @@ export function snapshotTarEntries(
 }
 
 /**
- * For `verifyRun`: the blobs behind every snapshot root an event names (`payload.root`), so
- * verification re-hashes each sealed manifest and every file in it.
+ * For `verifyRun`: the blobs behind a snapshot root (its manifest and every file in it), so
+ * verification re-hashes each of them; just the root when its manifest cannot be read.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { openStore } from "../store/store.ts";
+ * import { sealEntries, snapshotReferences, storeSnapshot } from "./snapshot.ts";
+ * const store = openStore(":memory:");
+ * const root = storeSnapshot(store.blobs, sealEntries([]));
+ * assert.deepEqual(snapshotReferences(store.blobs, root), [root]);
+ * store.close();
+ * ```
  */
-export function snapshotReferences(
-  blobs: BlobStore,
-): (kind: string, payload: Record<string, unknown>) => Sha256Hex[] {
-  return (_kind, payload) => {
-    if (typeof payload.root !== "string") return [];
-    try {
-      return snapshotBlobs(blobs, payload.root);
-    } catch {
-      return [payload.root]; // the manifest itself is bad; verification reports it
-    }
-  };
+export function snapshotReferences(blobs: BlobStore, root: Sha256Hex): Sha256Hex[] {
+  try {
+    return snapshotBlobs(blobs, root);
+  } catch {
+    return [root]; // the manifest itself is bad; verification reports it
+  }
 }

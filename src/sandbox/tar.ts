@@ -83,9 +83,10 @@ export function packTar(entries: readonly TarEntry[], options: PackOptions = {})
  * @example
  * ```ts
  * import assert from "node:assert/strict";
+ * import { AGENT_OWNER } from "./sandbox.ts";
  * import { packOwnedTar } from "./tar.ts";
  * const tar = packOwnedTar([
- *   { entries: [{ path: "workspace", type: "dir", mode: 0o755 }], options: { uid: 1000, gid: 1000 } },
+ *   { entries: [{ path: "workspace", type: "dir", mode: 0o755 }], options: AGENT_OWNER },
  *   { entries: [{ path: "verdict/tests", type: "dir", mode: 0o755 }], options: { uid: 0, gid: 0 } },
  * ]);
  * assert(tar.length % 512 === 0);

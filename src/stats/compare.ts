@@ -6,6 +6,7 @@
  *
  * @module
  */
+import type { TrialVerdict } from "../store/run_table.ts";
 import { mcnemarExact } from "./estimators.ts";
 
 /** What a comparison needs of a run. */
@@ -19,7 +20,7 @@ export interface ComparedRun {
   /** Repeats per task. */
   repeat: number;
   /** Its finished trials. */
-  trials: { task: string; repeat: number; session: string; verdict: "pass" | "fail" }[];
+  trials: TrialVerdict[];
 }
 
 /** A trial whose verdict changed. */

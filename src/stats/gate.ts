@@ -16,15 +16,24 @@ import { InputError } from "../core/errors.ts";
 import { schemaProblems } from "../core/schema_problems.ts";
 import type { Comparison } from "./compare.ts";
 import { parseYamlInput } from "../core/yaml_input.ts";
+import type { Expect, Same } from "../core/same_type.ts";
+
+/** A gate's thresholds, defaults filled in. */
+export interface Gate {
+  /** The largest allowed drop in pass rate, in percentage points. */
+  max_drop_pp: number;
+  /** The significance level for pass→fail flips, in (0, 1); default 0.05. */
+  alpha: number;
+  /** The fewest paired trials to decide on; default 10. */
+  min_cases: number;
+}
 
 const GATE_SCHEMA = z.strictObject({
   max_drop_pp: z.number().min(0),
   alpha: z.number().gt(0).lt(1).default(0.05),
   min_cases: z.number().int().min(1).default(10),
 });
-
-/** A gate's thresholds. */
-export type Gate = z.infer<typeof GATE_SCHEMA>;
+type _SchemaMatchesGate = Expect<Same<z.output<typeof GATE_SCHEMA>, Gate>>;
 
 /** A gate's decision. */
 export interface GateOutcome {

@@ -6,7 +6,7 @@
  * @module
  */
 import { usd, usdToNumber } from "../core/money.ts";
-import type { TrialSummary } from "../store/run_table.ts";
+import type { TrialSummary } from "../store/trial_record.ts";
 import { passAtK, passHatK, quantile, wilson } from "./estimators.ts";
 
 /**
@@ -70,8 +70,8 @@ export interface RunStats {
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { runStats } from "./run_stats.ts";
- * const trial = (task: string, verdict: "pass" | "fail") => ({
+ * import { runStats, type TrialSample } from "./run_stats.ts";
+ * const trial = (task: string, verdict: "pass" | "fail"): TrialSample => ({
  *   task, verdict, bucket: verdict === "pass" ? "pass" : "agent_failure", reason: "", steps: 3,
  *   tokens: { input: 10, output: 2 }, cost_usd: 0.01, duration_ms: 1000,
  * });

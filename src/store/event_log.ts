@@ -12,6 +12,7 @@ import { CorruptionError } from "../core/errors.ts";
 import { type Sha256Hex, sha256Hex } from "../core/hash.ts";
 import { damagedRecord, parseStoredJson } from "./_damaged_record.ts";
 import type { BlobStore } from "./blob_store.ts";
+import type { CatalogueEvent } from "./event_catalogue.ts";
 import { transaction } from "./transaction.ts";
 
 /** Payload fields larger than this (canonical JSON, in UTF-8 bytes) go to the blob table. */
@@ -141,16 +142,21 @@ export class EventLog {
    * Appends events to a session's log in one transaction: all of them are committed, or none.
    * `at` stamps them with the time (metadata, outside the hash). Returns them as stored.
    */
-  append(session: string, events: readonly NewEvent[], at: number | null = null): StoredEvent[] {
+  append(
+    session: string,
+    events: readonly (NewEvent | CatalogueEvent)[],
+    at: number | null = null,
+  ): StoredEvent[] {
     return transaction(this.#db, () => {
       let { seq, hash: prevHash } = this.head(session);
       const stored: StoredEvent[] = [];
       for (const event of events) {
         seq++;
-        const { payload, refs } = this.#externalize(event.payload);
+        const fields = payloadFields(event.payload);
+        const { payload, refs } = this.#externalize(fields);
         const hash = eventHash({ session, seq, kind: event.kind, payload, refs, prevHash });
         this.#insert.run(session, seq, event.kind, payload, refs, prevHash, hash, at);
-        stored.push({ session, seq, kind: event.kind, payload: event.payload, prevHash, hash, at });
+        stored.push({ session, seq, kind: event.kind, payload: fields, prevHash, hash, at });
         prevHash = hash;
       }
       return stored;
@@ -239,9 +245,6 @@ export class EventLog {
 
   /** Splits a payload into its inline canonical JSON and the `{field: hash}` of its blob fields. */
   #externalize(payload: Payload): { payload: string; refs: string } {
-    if (payload === null || typeof payload !== "object" || Array.isArray(payload)) {
-      throw new TypeError("an event payload must be a JSON object");
-    }
     // Each field is serialized once; the objects are assembled from the pieces in key order,
     // which is exactly their canonical JSON.
     const inline: string[] = [];
@@ -257,6 +260,13 @@ export class EventLog {
     }
     return { payload: `{${inline.join(",")}}`, refs: `{${refs.join(",")}}` };
   }
+}
+
+function payloadFields(payload: object): Payload {
+  if (payload === null || typeof payload !== "object" || Array.isArray(payload)) {
+    throw new TypeError("an event payload must be a JSON object");
+  }
+  return { ...payload };
 }
 
 function utf8Length(text: string): number {

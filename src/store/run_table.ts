@@ -4,19 +4,21 @@
  *
  * @module
  */
+import type { EVENT, EventPayload } from "./event_catalogue.ts";
 import type { DatabaseSync, StatementSync } from "node:sqlite";
 import { canonicalJson } from "../core/canonical_json.ts";
-import { parseStoredJson } from "./_damaged_record.ts";
+import { damagedRecord, parseStoredJson } from "./_damaged_record.ts";
 import { genesisHash } from "./event_log.ts";
+import {
+  type Bucket,
+  type TrialRecord,
+  trialRecordProblem,
+  type TrialSummary,
+  type Verdict,
+} from "./trial_record.ts";
 
 /**
- * The kind of the event that closes a finished session's log with its verdict, written in the same
- * transaction as the session's result, so `verify` can hold the result to the hash chain.
- */
-export const VERDICT_EVENT = "trial.verdict";
-
-/**
- * The fields of a trial's summary that its {@linkcode VERDICT_EVENT} carries, so they are under the
+ * The fields of a trial's summary that its `trial.verdict` event carries, so they are under the
  * hash chain: all but the wall time, which is not reproducible and so stays out of the chain.
  */
 export const CHAINED_SUMMARY_FIELDS = [
@@ -29,7 +31,7 @@ export const CHAINED_SUMMARY_FIELDS = [
 ] as const;
 
 /**
- * The payload of a session's {@linkcode VERDICT_EVENT}: its summary's chained fields.
+ * The payload of a session's `trial.verdict` event: its summary's chained fields.
  *
  * @example
  * ```ts
@@ -44,8 +46,9 @@ export const CHAINED_SUMMARY_FIELDS = [
  */
 export function chainedSummary(
   result: Omit<TrialSummary, "task" | "repeat">,
-): Record<string, unknown> {
-  return Object.fromEntries(CHAINED_SUMMARY_FIELDS.map((field) => [field, result[field]]));
+): EventPayload<typeof EVENT.trialVerdict> {
+  const { verdict, bucket, reason, steps, tokens, cost_usd } = result;
+  return { verdict, bucket, reason, steps, tokens, cost_usd };
 }
 
 /** A run's status. */
@@ -66,28 +69,6 @@ export interface RunRecord {
   status: RunStatus;
 }
 
-/** The fields of a finished trial's result that statistics read, kept in columns too. */
-export interface TrialSummary {
-  /** Task id. */
-  task: string;
-  /** Repeat. */
-  repeat: number;
-  /** Pass or fail. */
-  verdict: "pass" | "fail";
-  /** Failure bucket, or `pass`. */
-  bucket: string;
-  /** Why. */
-  reason: string;
-  /** Model steps. */
-  steps: number;
-  /** Tokens. */
-  tokens: { input: number; output: number };
-  /** Cost in USD, null when unknown. */
-  cost_usd: number | null;
-  /** Wall time, ms. */
-  duration_ms: number;
-}
-
 /** A session as stored. */
 export interface SessionRecord {
   /** The session id. */
@@ -105,7 +86,7 @@ export interface SessionRecord {
   /** Its status. */
   status: SessionStatus;
   /** The trial's result, once finished. */
-  result: Record<string, unknown> | null;
+  result: TrialRecord | null;
 }
 
 /**
@@ -179,8 +160,11 @@ export class RunTable {
       WHERE id = ?`);
   }
 
-  /** Records a new run with status `running`. */
-  create(run: { id: string; config: Record<string, unknown>; createdAt: number }): void {
+  /**
+   * Records a new run with status `running`; its configuration, a JSON object, is stored as
+   * canonical JSON (its shape is the caller's: eval's `RunConfig`).
+   */
+  create(run: { id: string; config: object; createdAt: number }): void {
     this.#insertRun.run(run.id, canonicalJson(run.config), run.createdAt);
   }
 
@@ -236,7 +220,7 @@ export class RunTable {
    * Marks a session finished with its result, and pins its head (the last event's sequence number
    * and hash), so removing events from the end of a finished log is detectable.
    */
-  finishSession(id: string, result: Omit<TrialSummary, "task" | "repeat">): void {
+  finishSession(id: string, result: TrialRecord): void {
     this.#setSessionResult.run(
       canonicalJson(result),
       result.verdict,
@@ -288,14 +272,14 @@ export interface TrialVerdict {
   /** The trial's session id. */
   session: string;
   /** Pass or fail. */
-  verdict: "pass" | "fail";
+  verdict: Verdict;
 }
 
 type SummaryRow = [
   string,
   number,
-  TrialSummary["verdict"],
-  string,
+  Verdict,
+  Bucket,
   string,
   number,
   number,
@@ -325,11 +309,16 @@ function toSession(row: Record<string, string & number>): SessionRecord {
     headSeq: row.head_seq,
     headHash: row.head_hash,
     status: row.status as SessionStatus,
-    result: row.result === null
-      ? null
-      : parseStoredJson(row.result, `session ${row.id} (result)`, row.run_id, "object") as Record<
-        string,
-        unknown
-      >,
+    result: row.result === null ? null : storedResult(row),
   };
+}
+
+function storedResult(row: Record<string, string & number>): TrialRecord {
+  const where = `session ${row.id} (result)`;
+  const result = parseStoredJson(row.result, where, row.run_id, "object");
+  const problem = trialRecordProblem(result);
+  if (problem !== undefined) {
+    throw damagedRecord(where, `it is not a trial result (${problem})`, row.run_id);
+  }
+  return result as TrialRecord;
 }

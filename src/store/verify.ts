@@ -8,12 +8,9 @@ import { canonicalJson } from "../core/canonical_json.ts";
 import { CorruptionError } from "../core/errors.ts";
 import { isSha256Hex } from "../core/hash.ts";
 import { eventHash, type EventRow, genesisHash } from "./event_log.ts";
-import {
-  CHAINED_SUMMARY_FIELDS,
-  type SessionRecord,
-  type TrialSummary,
-  VERDICT_EVENT,
-} from "./run_table.ts";
+import { EVENT } from "./event_catalogue.ts";
+import { CHAINED_SUMMARY_FIELDS, type SessionRecord } from "./run_table.ts";
+import type { TrialSummary } from "./trial_record.ts";
 import type { Store } from "./store.ts";
 
 /** One thing verification found wrong. */
@@ -148,18 +145,22 @@ function resultProblems(
   const result = session.result;
   if (result === null) return ["the session is finished but has no result"];
   const problems: string[] = [];
-  if (last?.kind !== VERDICT_EVENT) {
-    problems.push(`the log of a finished session must end with a ${VERDICT_EVENT} event`);
+  if (last?.kind !== EVENT.trialVerdict) {
+    problems.push(`the log of a finished session must end with a ${EVENT.trialVerdict} event`);
   } else {
     const chained = chainedPayload(last.payload);
     if (chained === undefined) {
-      problems.push(`the payload of the ${VERDICT_EVENT} event (event ${last.seq}) is not JSON`);
+      problems.push(
+        `the payload of the ${EVENT.trialVerdict} event (event ${last.seq}) is not JSON`,
+      );
     } else {
       for (const field of CHAINED_SUMMARY_FIELDS) {
         if (canonicalJson(chained[field]) !== canonicalJson(result[field])) {
           problems.push(
             `the stored result's ${field} is ${canonicalJson(result[field])} but the chained ` +
-              `${VERDICT_EVENT} event (event ${last.seq}) says ${canonicalJson(chained[field])}`,
+              `${EVENT.trialVerdict} event (event ${last.seq}) says ${
+                canonicalJson(chained[field])
+              }`,
           );
         }
       }

@@ -7,6 +7,7 @@
  */
 import { z } from "zod";
 import { globProblem } from "../core/glob.ts";
+import type { Expect, Same } from "../core/same_type.ts";
 
 const relativePath = z.string().min(1).refine(
   (path) => !path.startsWith("/") && !path.split("/").includes(".."),
@@ -45,6 +46,26 @@ const textOrPattern = z.strictObject({
   message: "give exactly one of text or pattern",
 });
 
+/** Each built-in check's argument, by the check's name. */
+export interface CheckArgs {
+  /** These files must be byte-for-byte and mode-for-mode as in the initial workspace. */
+  files_unchanged: string[];
+  /** Every added, removed or modified path must match one of these globs. */
+  changed_paths_within: string[];
+  /** No test may gain a skip; `paths` (globs) narrows which files are looked at. */
+  no_new_skips: { paths?: string[] };
+  /** These paths must exist in the end state. */
+  paths_exist: string[];
+  /** These paths must not exist in the end state. */
+  paths_absent: string[];
+  /** The file at `path` must contain `text`, or match the regular expression `pattern`. */
+  file_contains: { path: string; text?: string; pattern?: string };
+  /** The file at `path` must not contain `text`, nor match the regular expression `pattern`. */
+  file_not_contains: { path: string; text?: string; pattern?: string };
+  /** At most this many paths may be added, removed or modified. */
+  max_changed_files: number;
+}
+
 /** Each built-in check: its name and the schema of its argument. */
 export const CHECK_SCHEMAS = {
   /** These files must be byte-for-byte and mode-for-mode as in the initial workspace. */
@@ -64,14 +85,44 @@ export const CHECK_SCHEMAS = {
   /** At most this many paths may be added, removed or modified. */
   max_changed_files: z.number().int().min(0),
 } as const;
+type _SchemasMatchCheckArgs = Expect<
+  Same<
+    { -readonly [K in keyof typeof CHECK_SCHEMAS]: z.output<(typeof CHECK_SCHEMAS)[K]> },
+    CheckArgs
+  >
+>;
 
 /** The name of a built-in check. */
-export type CheckKind = keyof typeof CHECK_SCHEMAS;
+export type CheckKind = keyof CheckArgs;
 
 /** One check as written in a manifest: its kind and argument. */
 export type CheckSpec = {
-  [K in CheckKind]: { kind: K; args: z.infer<(typeof CHECK_SCHEMAS)[K]> };
+  [K in CheckKind]: { kind: K; args: CheckArgs[K] };
 }[CheckKind];
+
+/** What a run itself must have done: the closed set of counters `requires` may name. */
+export interface Requires {
+  /** At least this many steps. */
+  min_steps?: number;
+  /** At most this many steps. */
+  max_steps?: number;
+  /** At least this many tool calls. */
+  min_tool_calls?: number;
+  /** At least this many context compactions. */
+  min_compactions?: number;
+  /** At least this many calls denied by the policy. */
+  min_denied_calls?: number;
+  /** At most this many calls denied by the policy. */
+  max_denied_calls?: number;
+  /** At most this many tokens in all. */
+  max_total_tokens?: number;
+  /** At most this cost, in US dollars. */
+  max_cost_usd?: number;
+  /** Whether the agent must (or must not) have called `finish`. */
+  finished?: boolean;
+  /** Whether the trial must (or must not) have been resumed. */
+  resumed?: boolean;
+}
 
 /** The closed set of counters `requires` may name. */
 export const REQUIRES_SCHEMA = z.strictObject({
@@ -86,9 +137,7 @@ export const REQUIRES_SCHEMA = z.strictObject({
   finished: z.boolean().optional(),
   resumed: z.boolean().optional(),
 });
-
-/** What a run itself must have done. */
-export type Requires = z.infer<typeof REQUIRES_SCHEMA>;
+type _SchemaMatchesRequires = Expect<Same<z.output<typeof REQUIRES_SCHEMA>, Requires>>;
 
 /**
  * The longest `timeout_s` a manifest may set, in seconds: one day. Longer ones would overflow the
@@ -125,6 +174,67 @@ const imageReference = z.string().min(1).max(255).refine(
     },
   },
 );
+
+/** A validated manifest (`task.yaml`), with defaults filled in and checks parsed. */
+export interface Manifest {
+  /** The task id: lowercase letters, digits and dashes. */
+  id: string;
+  /** The task's category, free text. */
+  category: string;
+  /** The Docker image the trial runs in. */
+  image: string;
+  /** The workspace's absolute path in the container; default `/workspace`. */
+  workdir: string;
+  /** The container's network; default `none`. */
+  network: "none" | "bridge";
+  /** What a trial may spend. */
+  limits: {
+    /** Most agent steps; default 30. */
+    max_steps: number;
+    /** The trial's deadline in seconds, at most {@linkcode MAX_TIMEOUT_S}; default 600. */
+    timeout_s: number;
+    /** Most tokens in all; default 200000. */
+    max_total_tokens: number;
+    /** Most cost in US dollars; default 0.5. */
+    max_cost_usd: number;
+    /**
+     * Most entries (files, folders, links) the end state may hold; more fails the trial. Default
+     * {@linkcode DEFAULT_MAX_WORKSPACE_FILES}.
+     */
+    max_workspace_files?: number;
+    /**
+     * Most bytes the end state's files may add up to; more fails the trial. Default
+     * {@linkcode DEFAULT_MAX_WORKSPACE_BYTES}.
+     */
+    max_workspace_bytes?: number;
+  };
+  /** How the model's context is kept within bounds. */
+  context: {
+    /** The context window the loop keeps requests within; default 16000. */
+    max_tokens: number;
+    /** Tokens kept free for the answer; default 2000. */
+    reserve_output_tokens: number;
+    /** How an overlong context is made to fit; default `truncate`. */
+    strategy: "truncate" | "summarize";
+  };
+  /** The policy file, relative to the task folder, or `default`. */
+  policy: string;
+  /** Documentation pages the agent may read, relative to the task folder. */
+  docs?: string[];
+  /** How success is decided. */
+  success: {
+    /** The grading script, relative to the task folder. */
+    script: string;
+    /** A canary script, relative to the task folder. */
+    canary?: string;
+    /** The script's deadline in seconds; default 120. */
+    timeout_s: number;
+  };
+  /** The built-in checks, in order. */
+  checks: CheckSpec[];
+  /** What the run itself must have done (empty when the manifest names nothing). */
+  requires: Requires;
+}
 
 /** The default `limits.max_workspace_files`: far more than a code task needs. */
 export const DEFAULT_MAX_WORKSPACE_FILES = 100_000;
@@ -173,8 +283,9 @@ export const MANIFEST_SCHEMA = z.strictObject({
   requires: REQUIRES_SCHEMA.optional(),
 });
 
-/** A validated manifest, with defaults filled in and checks parsed. */
-export type Manifest = Omit<z.infer<typeof MANIFEST_SCHEMA>, "checks" | "requires"> & {
-  checks: CheckSpec[];
-  requires: Requires;
-};
+type _SchemaMatchesManifest = Expect<
+  Same<
+    Omit<z.output<typeof MANIFEST_SCHEMA>, "checks" | "requires">,
+    Omit<Manifest, "checks" | "requires">
+  >
+>;

@@ -7,22 +7,21 @@
 import { join } from "node:path";
 import { z } from "zod";
 import { type Tool, toolError } from "./tool.ts";
+import { toolSchema } from "./tool_schema.ts";
 import { truncateMiddle } from "./truncate.ts";
+
+const READ_DOCS_ARGS = z.strictObject({ page: z.string().optional() });
 
 /** Reads one of the task's documentation pages. */
 export const readDocsTool: Tool<{ page?: string }> = {
-  schema: {
-    name: "read_docs",
-    description: "Read one of the task's documentation pages. Call it without `page` to list them.",
-    parameters: {
-      type: "object",
-      properties: { page: { type: "string" } },
-      additionalProperties: false,
-    },
-  },
+  schema: toolSchema(
+    "read_docs",
+    "Read one of the task's documentation pages. Call it without `page` to list them.",
+    READ_DOCS_ARGS,
+  ),
   idempotent: true,
   mutates: false,
-  args: z.strictObject({ page: z.string().optional() }),
+  args: READ_DOCS_ARGS,
   async run(args, context) {
     const pages = context.task.manifest.docs ?? [];
     if (pages.length === 0) return toolError("this task has no documentation pages");

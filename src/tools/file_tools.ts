@@ -9,6 +9,7 @@ import { globMatch } from "../core/glob.ts";
 import { execTool } from "./_exec.ts";
 import { CONFINE_PRELUDE, confinePath } from "./confine.ts";
 import { type Tool, type ToolContext, toolError, type ToolResult } from "./tool.ts";
+import { toolSchema } from "./tool_schema.ts";
 import { truncateMiddle } from "./truncate.ts";
 
 // Opens the file `confine` resolved ($real) and prints every name it has, each NUL-terminated and
@@ -68,30 +69,22 @@ const MAX_NAMED_HIDDEN = 10;
 const MAX_LIST_ENTRIES = 400;
 const MAX_SEARCH_MATCHES = 200;
 
+const READ_FILE_ARGS = z.strictObject({
+  path: z.string().describe("Path relative to the workspace."),
+  offset: z.number().int().min(1).optional(),
+  limit: z.number().int().min(1).optional(),
+});
+
 /** Reads a file, with optional line offset and limit. */
 export const readFileTool: Tool<{ path: string; offset?: number; limit?: number }> = {
-  schema: {
-    name: "read_file",
-    description:
-      "Read a text file in the workspace. Optional `offset` (first line, from 1) and `limit` (number of lines).",
-    parameters: {
-      type: "object",
-      properties: {
-        path: { type: "string", description: "Path relative to the workspace." },
-        offset: { type: "integer", minimum: 1 },
-        limit: { type: "integer", minimum: 1 },
-      },
-      required: ["path"],
-      additionalProperties: false,
-    },
-  },
+  schema: toolSchema(
+    "read_file",
+    "Read a text file in the workspace. Optional `offset` (first line, from 1) and `limit` (number of lines).",
+    READ_FILE_ARGS,
+  ),
   idempotent: true,
   mutates: false,
-  args: z.strictObject({
-    path: z.string(),
-    offset: z.number().int().min(1).optional(),
-    limit: z.number().int().min(1).optional(),
-  }),
+  args: READ_FILE_ARGS,
   async run(args, context) {
     const read = await readText(args.path, "read_file", context);
     if (typeof read !== "string") return read;
@@ -105,22 +98,18 @@ export const readFileTool: Tool<{ path: string; offset?: number; limit?: number 
   },
 };
 
+const WRITE_FILE_ARGS = z.strictObject({ path: z.string(), content: z.string() });
+
 /** Writes a whole file, creating folders as needed. */
 export const writeFileTool: Tool<{ path: string; content: string }> = {
-  schema: {
-    name: "write_file",
-    description:
-      "Create or overwrite a file in the workspace with the given content; folders are created as needed.",
-    parameters: {
-      type: "object",
-      properties: { path: { type: "string" }, content: { type: "string" } },
-      required: ["path", "content"],
-      additionalProperties: false,
-    },
-  },
+  schema: toolSchema(
+    "write_file",
+    "Create or overwrite a file in the workspace with the given content; folders are created as needed.",
+    WRITE_FILE_ARGS,
+  ),
   idempotent: true,
   mutates: true,
-  args: z.strictObject({ path: z.string(), content: z.string() }),
+  args: WRITE_FILE_ARGS,
   async run(args, context) {
     return await writeText(args.path, args.content, context) ??
       {
@@ -130,34 +119,25 @@ export const writeFileTool: Tool<{ path: string; content: string }> = {
   },
 };
 
+const EDIT_FILE_ARGS = z.strictObject({
+  path: z.string(),
+  old_text: z.string().min(1),
+  new_text: z.string(),
+  replace_all: z.boolean().optional(),
+});
+
 /** Replaces text in a file: exactly one occurrence, or all with `replace_all`. */
 export const editFileTool: Tool<
   { path: string; old_text: string; new_text: string; replace_all?: boolean }
 > = {
-  schema: {
-    name: "edit_file",
-    description:
-      "Replace `old_text` with `new_text` in a file. `old_text` must occur exactly once unless `replace_all` is true.",
-    parameters: {
-      type: "object",
-      properties: {
-        path: { type: "string" },
-        old_text: { type: "string" },
-        new_text: { type: "string" },
-        replace_all: { type: "boolean" },
-      },
-      required: ["path", "old_text", "new_text"],
-      additionalProperties: false,
-    },
-  },
+  schema: toolSchema(
+    "edit_file",
+    "Replace `old_text` with `new_text` in a file. `old_text` must occur exactly once unless `replace_all` is true.",
+    EDIT_FILE_ARGS,
+  ),
   idempotent: false,
   mutates: true,
-  args: z.strictObject({
-    path: z.string(),
-    old_text: z.string().min(1),
-    new_text: z.string(),
-    replace_all: z.boolean().optional(),
-  }),
+  args: EDIT_FILE_ARGS,
   async run(args, context) {
     const text = await readText(args.path, "edit_file", context);
     if (typeof text !== "string") return text;
@@ -179,24 +159,21 @@ export const editFileTool: Tool<
   },
 };
 
+const LIST_DIR_ARGS = z.strictObject({
+  path: z.string().optional(),
+  depth: z.number().int().min(1).max(10).optional(),
+});
+
 /** Lists a folder, two levels deep by default; folders end with `/`. */
 export const listDirTool: Tool<{ path?: string; depth?: number }> = {
-  schema: {
-    name: "list_dir",
-    description:
-      "List a folder of the workspace (default: the workspace itself), `depth` levels deep (default 2). Folders end with /.",
-    parameters: {
-      type: "object",
-      properties: { path: { type: "string" }, depth: { type: "integer", minimum: 1, maximum: 10 } },
-      additionalProperties: false,
-    },
-  },
+  schema: toolSchema(
+    "list_dir",
+    "List a folder of the workspace (default: the workspace itself), `depth` levels deep (default 2). Folders end with /.",
+    LIST_DIR_ARGS,
+  ),
   idempotent: true,
   mutates: false,
-  args: z.strictObject({
-    path: z.string().optional(),
-    depth: z.number().int().min(1).max(10).optional(),
-  }),
+  args: LIST_DIR_ARGS,
   async run(args, context) {
     const path = confinePath(context.task.manifest.workdir, args.path ?? ".");
     if (typeof path !== "string") return toolError(path.error);
@@ -219,30 +196,22 @@ export const listDirTool: Tool<{ path?: string; depth?: number }> = {
   },
 };
 
+const SEARCH_ARGS = z.strictObject({
+  pattern: z.string().min(1),
+  path: z.string().optional(),
+  glob: z.string().optional(),
+});
+
 /** Searches file contents with an extended regular expression. */
 export const searchTool: Tool<{ pattern: string; path?: string; glob?: string }> = {
-  schema: {
-    name: "search",
-    description:
-      "Search the workspace (or `path` in it) for an extended regular expression; prints path:line:text. `glob` keeps only matching paths.",
-    parameters: {
-      type: "object",
-      properties: {
-        pattern: { type: "string" },
-        path: { type: "string" },
-        glob: { type: "string" },
-      },
-      required: ["pattern"],
-      additionalProperties: false,
-    },
-  },
+  schema: toolSchema(
+    "search",
+    "Search the workspace (or `path` in it) for an extended regular expression; prints path:line:text. `glob` keeps only matching paths.",
+    SEARCH_ARGS,
+  ),
   idempotent: true,
   mutates: false,
-  args: z.strictObject({
-    pattern: z.string().min(1),
-    path: z.string().optional(),
-    glob: z.string().optional(),
-  }),
+  args: SEARCH_ARGS,
   async run(args, context) {
     const path = confinePath(context.task.manifest.workdir, args.path ?? ".");
     if (typeof path !== "string") return toolError(path.error);

@@ -6,33 +6,27 @@
  */
 import { z } from "zod";
 import type { Tool } from "./tool.ts";
+import { toolSchema } from "./tool_schema.ts";
 import { truncateMiddle } from "./truncate.ts";
 
 const DEFAULT_TIMEOUT_S = 120;
 
+const SHELL_ARGS = z.strictObject({
+  command: z.string().min(1),
+  timeout_s: z.number().int().min(1).max(3600).optional(),
+});
+
 /** Runs a shell command. */
 export const shellTool: Tool<{ command: string; timeout_s?: number }> = {
-  schema: {
-    name: "shell",
-    description:
-      "Run a shell command (sh -c) in the workspace. Output is cut to its head and tail when long. " +
+  schema: toolSchema(
+    "shell",
+    "Run a shell command (sh -c) in the workspace. Output is cut to its head and tail when long. " +
       "Default timeout 120 s; background processes must redirect their output.",
-    parameters: {
-      type: "object",
-      properties: {
-        command: { type: "string" },
-        timeout_s: { type: "integer", minimum: 1, maximum: 3600 },
-      },
-      required: ["command"],
-      additionalProperties: false,
-    },
-  },
+    SHELL_ARGS,
+  ),
   idempotent: false,
   mutates: true,
-  args: z.strictObject({
-    command: z.string().min(1),
-    timeout_s: z.number().int().min(1).max(3600).optional(),
-  }),
+  args: SHELL_ARGS,
   async run(args, context) {
     const timeoutMs = (args.timeout_s ?? DEFAULT_TIMEOUT_S) * 1000;
     const result = await context.container.exec(args.command, {

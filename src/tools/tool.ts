@@ -4,15 +4,14 @@
  *
  * @module
  */
-import type { z } from "zod";
 import type { ToolSchema } from "../model/model.ts";
-import type { Container } from "../sandbox/container.ts";
+import type { SandboxContainer } from "../sandbox/sandbox.ts";
 import type { Task } from "../task/task.ts";
 
 /** What a tool runs against. */
 export interface ToolContext {
   /** The trial's container. */
-  container: Container;
+  container: SandboxContainer;
   /** The task (its workdir, its documentation pages). */
   task: Task;
   /** Aborts the tool: the task's deadline, or an interrupt. Its command is killed. */
@@ -35,6 +34,37 @@ export interface ToolResult {
   finish?: boolean;
 }
 
+/** One problem with a tool's arguments. */
+export interface ArgsIssue {
+  /** Where: the keys and indices leading to the bad argument (empty for the whole object). */
+  readonly path: readonly PropertyKey[];
+  /** What is wrong, in words. */
+  readonly message: string;
+}
+
+/** The outcome of validating a tool's arguments: the typed arguments, or every problem. */
+export type ArgsParseResult<A> =
+  | { readonly success: true; readonly data: A }
+  | { readonly success: false; readonly error: { readonly issues: readonly ArgsIssue[] } };
+
+/**
+ * What validates a tool's arguments. A zod schema is one, as are the built-in tools' schemas,
+ * from which `toolSchema` derives the JSON Schema the model sees.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { z } from "zod";
+ * import type { ArgsSchema } from "./tool.ts";
+ * const args: ArgsSchema<{ path: string }> = z.strictObject({ path: z.string() });
+ * assert(!args.safeParse({ path: 1 }).success);
+ * ```
+ */
+export interface ArgsSchema<A> {
+  /** Validates the model's arguments, never throwing. */
+  safeParse(value: unknown): ArgsParseResult<A>;
+}
+
 /** A tool. */
 export interface Tool<A = Record<string, unknown>> {
   /** How the model sees it. */
@@ -44,7 +74,7 @@ export interface Tool<A = Record<string, unknown>> {
   /** Whether it can change files (the workspace is then snapshotted after it runs). */
   mutates: boolean;
   /** Validates the model's arguments. */
-  args: z.ZodType<A>;
+  args: ArgsSchema<A>;
   /** Runs it. */
   run(args: A, context: ToolContext): Promise<ToolResult>;
 }

@@ -15,7 +15,7 @@ import { heuristicCounter } from "../../src/model/tokens.ts";
 import { DEFAULT_POLICY } from "../../src/policy/default_policy.ts";
 import type { Policy } from "../../src/policy/policy.ts";
 import type { Container } from "../../src/sandbox/container.ts";
-import type { NewEvent } from "../../src/store/event_log.ts";
+import type { CatalogueEvent } from "../../src/store/event_catalogue.ts";
 import type { Manifest } from "../../src/task/manifest.ts";
 import type { Task } from "../../src/task/task.ts";
 import { finishTool } from "../../src/tools/finish_tool.ts";
@@ -83,10 +83,10 @@ export async function runLoop(
     price?: Price | null;
     tools?: AnyTool[];
     snapshot?: () => Promise<string>;
-    batches?: NewEvent[][];
+    batches?: CatalogueEvent[][];
   } = {},
-): Promise<{ outcome: AgentOutcome; events: NewEvent[]; requests: ModelRequest[] }> {
-  const events: NewEvent[] = [];
+): Promise<{ outcome: AgentOutcome; events: CatalogueEvent[]; requests: ModelRequest[] }> {
+  const events: CatalogueEvent[] = [];
   const requests: ModelRequest[] = [];
   let calls = 0;
   const model: Model = {

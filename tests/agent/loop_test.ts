@@ -9,7 +9,7 @@ import { DEFAULT_POLICY } from "../../src/policy/default_policy.ts";
 import type { Container } from "../../src/sandbox/container.ts";
 import { finishTool } from "../../src/tools/finish_tool.ts";
 import { shellTool } from "../../src/tools/shell_tool.ts";
-import type { NewEvent } from "../../src/store/event_log.ts";
+import { type CatalogueEvent, EVENT } from "../../src/store/event_catalogue.ts";
 import { calls, echoTool, runLoop, testTask, touchTool } from "./_loop_harness.ts";
 
 const text = (content: string, finish: "stop" | "refusal" | "length" = "stop") => ({
@@ -109,9 +109,9 @@ Deno.test("cache writes count as input tokens and cost the cache-write price", a
   assert.deepEqual(outcome.tokens, { input: 1300, output: 10 });
   // 100 × $3 + 200 × $0.30 + 1000 × $6 + 10 × $15, per million.
   assert.equal(formatUsd(outcome.counters.costUsd!, 12), "0.006510000000");
-  const response = events.find((event) => event.kind === "model.response")!;
+  const response = events.find((event) => event.kind === EVENT.modelResponse);
   assert.equal(
-    (response.payload.response as { usage: Record<string, number> }).usage.cacheWriteInput,
+    response?.kind === EVENT.modelResponse && response.payload.response.usage.cacheWriteInput,
     1000,
   );
 });
@@ -174,7 +174,7 @@ Deno.test("every tool call is recorded as intent then result, with an idempotenc
 Deno.test("a changing call's result commits with the snapshot of its effect, or not at all", async () => {
   const model = (_request: unknown, call: number) =>
     call === 1 ? calls(["touch", {}], ["echo", { size: 1 }]) : calls(["finish", {}]);
-  const batches: NewEvent[][] = [];
+  const batches: CatalogueEvent[][] = [];
   await runLoop(model, {
     tools: [touchTool, echoTool, finishTool],
     snapshot: () => Promise.resolve("a".repeat(64)),
@@ -182,13 +182,15 @@ Deno.test("a changing call's result commits with the snapshot of its effect, or 
   });
   const resultBatches = batches.filter((batch) => batch[0].kind === "tool.result");
   assert.deepEqual(
-    resultBatches.map((batch) => batch.map((event) => `${event.kind}:${event.payload.tool ?? ""}`)),
+    resultBatches.map((batch) =>
+      batch.map((event) => `${event.kind}:${"tool" in event.payload ? event.payload.tool : ""}`)
+    ),
     [["tool.result:touch", "workspace.snapshot:"], ["tool.result:echo"], ["tool.result:finish"]],
   );
 
   // The process dies while the snapshot is taken: the log must not claim a result whose effect a
   // restored container would lack; the intent alone makes resume treat it as unknown.
-  const died: NewEvent[][] = [];
+  const died: CatalogueEvent[][] = [];
   await assert.rejects(
     () =>
       runLoop(model, {
@@ -198,7 +200,9 @@ Deno.test("a changing call's result commits with the snapshot of its effect, or 
       }),
     /killed while copying out/,
   );
-  const kinds = died.flat().map((event) => `${event.kind}:${event.payload.tool ?? ""}`);
+  const kinds = died.flat().map((event) =>
+    `${event.kind}:${"tool" in event.payload ? event.payload.tool : ""}`
+  );
   assert.ok(kinds.includes("tool.intent:touch"), kinds.join(" "));
   assert.ok(!kinds.includes("tool.result:touch"), kinds.join(" "));
 });

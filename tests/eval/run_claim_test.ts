@@ -3,9 +3,10 @@ import { join } from "node:path";
 import { oracleAgent } from "../../src/agent/oracle.ts";
 import { systemClock } from "../../src/core/system_clock.ts";
 import { claimRunId, type Experiment } from "../../src/eval/run_identity.ts";
-import { runPool } from "../../src/eval/run_eval.ts";
+import { runPool } from "../../src/eval/run_lifecycle.ts";
 import { tryLockRun } from "../../src/eval/run_lock.ts";
 import { stageTask } from "../../src/eval/staged_task.ts";
+import { DockerSandbox } from "../../src/sandbox/docker_sandbox.ts";
 import { openStore } from "../../src/store/store.ts";
 import { loadSuite } from "../../src/task/load_suite.ts";
 import { containersLabelled, requireDocker } from "../_docker.ts";
@@ -59,7 +60,7 @@ Deno.test("one pool worker's failure stops the others and waits for them before 
       plans,
       { seed: 0, concurrency: 2, owner: run },
       {
-        docker,
+        sandbox: new DockerSandbox(docker),
         clock: systemClock,
         signal: new AbortController().signal,
         progress: { runStarted() {}, trialFinished() {} },

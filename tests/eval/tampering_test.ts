@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import type { Results, TrialRecord } from "../../src/report/results.ts";
+import type { Results } from "../../src/report/results.ts";
+import type { TrialRecord } from "../../src/store/trial_record.ts";
 import { openStore } from "../../src/store/store.ts";
 import { containersLabelled, requireDocker } from "../_docker.ts";
 import { PROJECT_ROOT, runVerdict, scratchDir } from "../_verdict.ts";

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { InfrastructureError } from "../../src/core/errors.ts";
 import { type StagedTask, stageTask } from "../../src/eval/staged_task.ts";
 import { type Grade, grade, GRADER_ENV, graderImageTar } from "../../src/grading/grade.ts";
-import { ZERO_COUNTERS } from "../../src/grading/requirements.ts";
+import { ZERO_COUNTERS } from "../../src/store/run_counters.ts";
 import { AGENT_USER, type Container, startContainer } from "../../src/sandbox/container.ts";
 import { DerivedImages } from "../../src/sandbox/derived_image.ts";
 import { sealEntries, type Snapshot, storeSnapshot } from "../../src/sandbox/snapshot.ts";

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
-import type { Results, TrialRecord } from "../../src/report/results.ts";
+import type { Results } from "../../src/report/results.ts";
+import type { TrialRecord } from "../../src/store/trial_record.ts";
 import { AGENT_USER, startContainer } from "../../src/sandbox/container.ts";
 import { containersLabelled, requireDocker } from "../_docker.ts";
 import { runVerdict, scratchDir } from "../_verdict.ts";

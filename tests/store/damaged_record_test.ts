@@ -2,7 +2,8 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { CorruptionError } from "../../src/core/errors.ts";
-import { chainedSummary, VERDICT_EVENT } from "../../src/store/run_table.ts";
+import { EVENT, event } from "../../src/store/event_catalogue.ts";
+import { chainedSummary } from "../../src/store/run_table.ts";
 import { openStore } from "../../src/store/store.ts";
 import { syntheticRecord } from "../_synthetic_runs.ts";
 import { runVerdict, scratchDir } from "../_verdict.ts";
@@ -16,7 +17,21 @@ async function recordedHome(path: string): Promise<void> {
   const store = openStore(join(path, "verdict.db"));
   store.runs.create({
     id: RUN,
-    config: { agent: "loop", model: "scripted", repeat: 1, tasks: ["t"], suite_digest: "d" },
+    config: {
+      agent: "loop",
+      model: "scripted",
+      repeat: 1,
+      tasks: ["t"],
+      suite_digest: "d",
+      seed: 0,
+      harness_version: "0.1.0",
+      settings: null,
+      attempt: 1,
+      concurrency: 1,
+      paths: ["tasks"],
+      task_dirs: { t: "tasks/t" },
+      categories: { t: "bugfix" },
+    },
     createdAt: 0,
   });
   store.runs.setStatus(RUN, "finished");
@@ -26,7 +41,7 @@ async function recordedHome(path: string): Promise<void> {
     { kind: "model.response", payload: { step: 1, text: "answer ".repeat(1000) } },
   ]);
   const record = syntheticRecord(SESSION, "t", 0, "pass");
-  store.events.append(SESSION, [{ kind: VERDICT_EVENT, payload: chainedSummary(record) }]);
+  store.events.append(SESSION, [event(EVENT.trialVerdict, chainedSummary(record))]);
   store.runs.finishSession(SESSION, record);
   store.close();
 }

@@ -145,3 +145,15 @@ Deno.test("migrations are recorded, run once, and a newer database is refused wi
     return true;
   });
 });
+
+Deno.test("an event whose payload is not a JSON object is refused before anything is written", () => {
+  const store = openStore(":memory:");
+  store.runs.create({ id: "r", config: {}, createdAt: 0 });
+  store.runs.createSession({ id: "s", run: "r", task: "t", repeat: 0 });
+  assert.throws(
+    () => store.events.append("s", [{ kind: "a", payload: {} }, { kind: "b", payload: [1] as never }]),
+    /an event payload must be a JSON object/,
+  );
+  assert.equal(store.events.read("s").length, 0);
+  store.close();
+});

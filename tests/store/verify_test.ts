@@ -1,7 +1,8 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
-import { chainedSummary, VERDICT_EVENT } from "../../src/store/run_table.ts";
+import { EVENT, event } from "../../src/store/event_catalogue.ts";
+import { chainedSummary } from "../../src/store/run_table.ts";
 import { openStore } from "../../src/store/store.ts";
 import { syntheticRecord } from "../_synthetic_runs.ts";
 import { verifyRun } from "../../src/store/verify.ts";
@@ -21,7 +22,7 @@ async function recordedHome(path: string): Promise<void> {
       ]);
     }
     const record = syntheticRecord(session, session, 0, "pass");
-    store.events.append(session, [{ kind: VERDICT_EVENT, payload: chainedSummary(record) }]);
+    store.events.append(session, [event(EVENT.trialVerdict, chainedSummary(record))]);
     store.runs.finishSession(session, record);
   }
   store.close();

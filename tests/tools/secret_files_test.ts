@@ -119,12 +119,11 @@ Deno.test("a workspace restored after a crash keeps the denied files root's", as
   try {
     const data = new TextEncoder().encode("SMTP_PASSWORD=pa55\n");
     await container.copyIn(
-      staged.packWorkspace([
-        { path: "workspace", type: "dir", mode: 0o755 },
-        { path: "workspace/.env", type: "file", mode: 0o644, data },
-        { path: "workspace/deep", type: "dir", mode: 0o755 },
-        { path: "workspace/deep/.env", type: "file", mode: 0o640, data },
-        { path: "workspace/notes.env", type: "file", mode: 0o644, data },
+      staged.workspaceTar([
+        { path: ".env", type: "file", mode: 0o644, data },
+        { path: "deep", type: "dir", mode: 0o755 },
+        { path: "deep/.env", type: "file", mode: 0o640, data },
+        { path: "notes.env", type: "file", mode: 0o644, data },
       ]),
       "/",
     );

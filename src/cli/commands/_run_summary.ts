@@ -5,7 +5,7 @@
  */
 import { join } from "node:path";
 import { ExitCode, type ExitCodeValue } from "../../core/errors.ts";
-import type { EvalOutcome } from "../../eval/run_eval.ts";
+import type { EvalOutcome } from "../../eval/run_lifecycle.ts";
 import { interruptedExitCode } from "../runtime.ts";
 
 /** Prints the summary of a finished or interrupted run. */
@@ -37,23 +37,4 @@ export function exitCodeOf(outcome: EvalOutcome): ExitCodeValue {
   return buckets.infrastructure_error + buckets.evaluator_error > 0
     ? ExitCode.infrastructure
     : ExitCode.yes;
-}
-
-/**
- * What the scripted model's crash knob does: say where it stops on stderr, wait five seconds (so
- * a test can send a real SIGKILL at exactly that point), then exit 137 as a killed process would,
- * with no cleanup.
- */
-export function crashProcess(
-  io: { err(text: string): void },
-): (point: string, step: number) => Promise<void> {
-  return async (point, step) => {
-    io.err(
-      `verdict: crash knob: the process stops at ${point}${
-        point === "grading" ? "" : ` of step ${step}`
-      }\n`,
-    );
-    await new Promise((resolve) => setTimeout(resolve, 5_000));
-    Deno.exit(137);
-  };
 }

@@ -11,6 +11,7 @@ import { readTrajectory } from "../../report/trajectory.ts";
 import { type ComparedRun, compareRuns } from "../../stats/compare.ts";
 import { decideGate, parseGate } from "../../stats/gate.ts";
 import type { RunRecord } from "../../store/run_table.ts";
+import { runConfig } from "../../eval/run_identity.ts";
 import type { Store } from "../../store/store.ts";
 import { type Command, HOME_OPTION, JSON_OPTION } from "../command.ts";
 import { findRun, openExistingStore, resolveHome } from "../state.ts";
@@ -75,7 +76,7 @@ export const compareCommand: Command = {
 
 /** A run as the comparison sees it. */
 function comparedRun(store: Store, run: RunRecord): ComparedRun {
-  const config = run.config as { suite_digest: string; tasks: string[]; repeat: number };
+  const config = runConfig(run);
   return {
     id: run.id,
     suite_digest: config.suite_digest,

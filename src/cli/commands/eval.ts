@@ -3,24 +3,21 @@
  *
  * @module
  */
-import type { Agent } from "../../agent/agent.ts";
-import { nopAgent } from "../../agent/nop.ts";
-import { oracleAgent } from "../../agent/oracle.ts";
 import { ExitCode, UsageError } from "../../core/errors.ts";
 import { systemClock } from "../../core/system_clock.ts";
+import { agentKind, AGENTS } from "../../eval/agent_registry.ts";
 import { setupLoopAgent } from "../../eval/loop_setup.ts";
 import { DEFAULT_REQUEST_TIMEOUT_MS } from "../../model/_http.ts";
 import { runEval } from "../../eval/run_eval.ts";
 import { loadSuite, selectTasks } from "../../task/load_suite.ts";
 import { type Command, HOME_OPTION, JSON_OPTION, taskPaths } from "../command.ts";
+import { crashProcess } from "../crash_process.ts";
 import { count, fraction, MAX_CONCURRENCY, MAX_REPEAT, stringOption } from "../option_values.ts";
 import { progressDisplay } from "../progress.ts";
 import { secondsOption } from "../seconds_option.ts";
-import { dockerFromEnv, withInterrupt } from "../runtime.ts";
+import { sandboxFromEnv, withInterrupt } from "../runtime.ts";
 import { resolveHome } from "../state.ts";
-import { crashProcess, exitCodeOf, printSummary } from "./_run_summary.ts";
-
-const FIXED_AGENTS: Record<string, Agent> = { oracle: oracleAgent, nop: nopAgent };
+import { exitCodeOf, printSummary } from "./_run_summary.ts";
 
 /** The `eval` command. */
 export const evalCommand: Command = {
@@ -28,7 +25,11 @@ export const evalCommand: Command = {
   summary: "run the tasks at each PATH: a task folder, or a folder of task folders",
   args: "[PATH...]",
   options: {
-    agent: { type: "string", valueName: "NAME", description: "loop (default), oracle or nop" },
+    agent: {
+      type: "string",
+      valueName: "NAME",
+      description: `${AGENTS.map((agent) => agent.name).join(", ")} (default loop)`,
+    },
     model: {
       type: "string",
       multiple: true,
@@ -89,9 +90,7 @@ export const evalCommand: Command = {
     "API keys come from OPENAI_API_KEY and ANTHROPIC_API_KEY and are never recorded.",
   async run({ io, values, positionals }) {
     const agentName = stringOption(values, "agent") ?? "loop";
-    if (agentName !== "loop" && !(agentName in FIXED_AGENTS)) {
-      throw new UsageError(`--agent ${agentName} is not an agent: use loop, oracle or nop`);
-    }
+    const kind = agentKind(agentName);
     const minPassRate = fraction(values, "min-pass-rate");
     const repeat = count(values, "repeat", 1, 1, MAX_REPEAT);
     const concurrency = count(values, "concurrency", 4, 1, MAX_CONCURRENCY);
@@ -106,13 +105,14 @@ export const evalCommand: Command = {
     const suite = await loadSuite(taskPaths(positionals));
     const tasks = selectTasks(suite, (values.task as string[] | undefined) ?? []);
     const models = (values.model as string[] | undefined) ?? ["scripted"];
-    if (agentName !== "loop" && values.model !== undefined) {
+    if (!kind.needs.model && values.model !== undefined) {
       throw new UsageError(`--model is for the loop agent; --agent ${agentName} uses no model`);
     }
     const home = resolveHome(values, io);
-    // A sweep: the same tasks, repeats and seed for every model, one run each.
-    const setups = agentName === "loop"
-      ? await Promise.all(models.map((model) =>
+    // A sweep: the same tasks, repeats and seed for every model, one run each (an agent that
+    // needs no model is given none, so it is built once).
+    const setups = await Promise.all(models.map((model) =>
+      kind.build(() =>
         setupLoopAgent({
           model,
           baseUrl: stringOption(values, "base-url"),
@@ -126,8 +126,8 @@ export const evalCommand: Command = {
           home,
           repeat,
         }, tasks)
-      ))
-      : [{ agent: FIXED_AGENTS[agentName], model: null, settings: null, crash: undefined }];
+      )
+    ));
     const json = values.json === true;
     const write = json ? io.err : io.out;
     const outcomes = [];
@@ -139,7 +139,7 @@ export const evalCommand: Command = {
             paths: taskPaths(positionals),
             suite,
             tasks,
-            agent: agentName,
+            agent: kind.name,
             model: setup.model,
             settings: setup.settings,
             repeat,
@@ -148,7 +148,7 @@ export const evalCommand: Command = {
             home,
           },
           {
-            docker: dockerFromEnv(io),
+            sandbox: sandboxFromEnv(io),
             clock: systemClock,
             signal,
             progress,

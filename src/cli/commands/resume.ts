@@ -8,7 +8,7 @@ import { recordedChoices, setupLoopAgent } from "../../eval/loop_setup.ts";
 import { resumeRun } from "../../eval/resume.ts";
 import { type Command, HOME_OPTION, JSON_OPTION } from "../command.ts";
 import { progressDisplay } from "../progress.ts";
-import { dockerFromEnv, withInterrupt } from "../runtime.ts";
+import { sandboxFromEnv, withInterrupt } from "../runtime.ts";
 import { findRun, openExistingStore, resolveHome } from "../state.ts";
 import { exitCodeOf, printSummary } from "./_run_summary.ts";
 
@@ -52,7 +52,7 @@ export const resumeCommand: Command = {
         }, {
           store,
           home,
-          docker: dockerFromEnv(io),
+          sandbox: sandboxFromEnv(io),
           clock: systemClock,
           signal,
           progress,

@@ -10,7 +10,7 @@ import { loadSuite, selectTasks } from "../../task/load_suite.ts";
 import { type Command, HOME_OPTION, JSON_OPTION, taskPaths } from "../command.ts";
 import { count, MAX_CONCURRENCY } from "../option_values.ts";
 import { progressDisplay } from "../progress.ts";
-import { dockerFromEnv, interruptedExitCode, withInterrupt } from "../runtime.ts";
+import { interruptedExitCode, sandboxFromEnv, withInterrupt } from "../runtime.ts";
 import { resolveHome } from "../state.ts";
 import { table } from "../table.ts";
 
@@ -73,7 +73,7 @@ export const tasksCheckCommand: Command = {
         seed: 0,
         home: resolveHome(values, io),
       }, {
-        docker: dockerFromEnv(io),
+        sandbox: sandboxFromEnv(io),
         clock: systemClock,
         signal,
         progress: progressDisplay(write, io.isTerminal && !json, systemClock),

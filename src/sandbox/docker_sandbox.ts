@@ -1,0 +1,76 @@
+/**
+ * The {@linkcode Sandbox} the product runs on: the Docker CLI, through `startContainer`,
+ * `Container`, `findLabelled`, `removeContainers` and `DerivedImages`.
+ *
+ * @module
+ */
+import { Container, findLabelled, removeContainers, startContainer } from "./container.ts";
+import { DerivedImages } from "./derived_image.ts";
+import type { Docker } from "./docker.ts";
+import type {
+  ContainerSpec,
+  DerivedImageSource,
+  LabelledContainer,
+  Sandbox,
+  SandboxContainer,
+} from "./sandbox.ts";
+
+/**
+ * Containers run by a Docker engine.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { Docker } from "./docker.ts";
+ * import { DockerSandbox } from "./docker_sandbox.ts";
+ * const sandbox = new DockerSandbox(new Docker({ PATH: "/usr/bin:/bin" }));
+ * assert.equal(await sandbox.hasImage("verdict/no-such-image"), false);
+ * ```
+ */
+export class DockerSandbox implements Sandbox {
+  /** The docker CLI every call goes through. */
+  readonly docker: Docker;
+
+  /** Drives the engine `docker` talks to. */
+  constructor(docker: Docker) {
+    this.docker = docker;
+  }
+
+  /** See {@linkcode Sandbox.ping}. */
+  ping(signal?: AbortSignal): Promise<string> {
+    return this.docker.ping(signal);
+  }
+
+  /** See {@linkcode Sandbox.hasImage}. */
+  hasImage(image: string, signal?: AbortSignal): Promise<boolean> {
+    return this.docker.hasImage(image, signal);
+  }
+
+  /** See {@linkcode Sandbox.start}. */
+  start(spec: ContainerSpec, signal?: AbortSignal): Promise<SandboxContainer> {
+    return startContainer(this.docker, spec, signal);
+  }
+
+  /** See {@linkcode Sandbox.adopt}. */
+  adopt(id: string, spec: ContainerSpec): SandboxContainer {
+    return new Container(this.docker, id, spec);
+  }
+
+  /** See {@linkcode Sandbox.findLabelled}. */
+  findLabelled(
+    filters: readonly string[],
+    keys: readonly string[] = [],
+  ): Promise<LabelledContainer[]> {
+    return findLabelled(this.docker, filters, keys);
+  }
+
+  /** See {@linkcode Sandbox.removeContainers}. */
+  removeContainers(ids: readonly string[]): Promise<void> {
+    return removeContainers(this.docker, ids);
+  }
+
+  /** See {@linkcode Sandbox.derivedImages}. */
+  derivedImages(labels: Record<string, string>): DerivedImageSource {
+    return new DerivedImages(this.docker, labels);
+  }
+}

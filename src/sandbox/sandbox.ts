@@ -1,0 +1,264 @@
+/**
+ * The seam between the core and a container engine: what trials, resume, grading, tools and
+ * agents need from containers, and nothing of how an engine provides it. {@linkcode DockerSandbox}
+ * (`docker_sandbox.ts`) drives the Docker CLI; {@linkcode MemorySandbox} (`memory_sandbox.ts`)
+ * keeps containers in memory for unit tests of the core.
+ *
+ * @module
+ */
+import type { TarEntry, TarEntryHeader } from "./tar.ts";
+
+/** The numeric owner of everything the agent's user makes or is given. */
+export const AGENT_OWNER: Readonly<{ uid: number; gid: number }> = { uid: 1000, gid: 1000 };
+
+/** The unprivileged user every agent and grading command runs as (`uid:gid`). */
+export const AGENT_USER = `${AGENT_OWNER.uid}:${AGENT_OWNER.gid}`;
+
+/** Resource limits of a container. */
+export interface ResourceLimits {
+  /** Most processes at once. */
+  pids: number;
+  /** Memory, in MiB (swap included). */
+  memoryMb: number;
+  /** CPUs. */
+  cpus: number;
+  /**
+   * Size of `/tmp`, in MiB: a tmpfs, so that writing there cannot fill the engine's disk (its
+   * pages count towards the memory limit too).
+   */
+  tmpMb: number;
+}
+
+/** What to start. */
+export interface ContainerSpec {
+  /** A local image (never pulled). */
+  image: string;
+  /** The working folder. */
+  workdir: string;
+  /** `none` (default) or `bridge`. */
+  network: "none" | "bridge";
+  /** Labels, such as the run and the session. */
+  labels: Record<string, string>;
+  /**
+   * The container's main user. Omit only for a grading container, whose commands still run as
+   * {@linkcode AGENT_USER}.
+   */
+  user?: string;
+  /** Resource limits. */
+  limits?: ResourceLimits;
+}
+
+/** Options of {@linkcode SandboxContainer.exec}. */
+export interface ExecOptions {
+  /** The deadline, after which the command's whole process tree is killed. */
+  timeoutMs: number;
+  /** Who runs it. Default {@linkcode AGENT_USER}. */
+  user?: string;
+  /** Where. Default the container's workdir. */
+  workdir?: string;
+  /** Bytes on stdin. */
+  stdin?: Uint8Array;
+  /** Extra environment. */
+  env?: Record<string, string>;
+  /** Stops the command early (its process tree is killed). */
+  signal?: AbortSignal;
+  /** Most bytes kept of each of stdout and stderr (head and tail). Default 4 MiB. */
+  maxOutputBytes?: number;
+}
+
+/** What a command did. */
+export interface ExecResult {
+  /** Its exit code (137 when killed). */
+  exitCode: number;
+  /** stdout, head and tail when long. */
+  stdout: string;
+  /** stderr, head and tail when long. */
+  stderr: string;
+  /** Whether the deadline killed it. */
+  timedOut: boolean;
+  /** Whether the signal stopped it. */
+  aborted: boolean;
+}
+
+/** What {@linkcode SandboxContainer.unpackAndExec} did. */
+export interface UnpackedExecResult extends ExecResult {
+  /**
+   * Whether the files were unpacked. When false the command never ran, and the rest of the
+   * result is the unpacking's (its exit code, its stderr, whether the deadline stopped it).
+   */
+  unpacked: boolean;
+}
+
+/** A container found by its labels. */
+export interface LabelledContainer {
+  /** Its id. */
+  id: string;
+  /** `running`, `paused`, `exited`, `created`... */
+  state: string;
+  /** The values of the labels asked for (`""` where it has none). */
+  labels: Record<string, string>;
+}
+
+/** Options of {@linkcode DerivedImageSource.imageFor}. */
+export interface DerivedImageOptions {
+  /**
+   * A folder that must be absent or empty in the base image: the workdir the tar's files land in.
+   * Files the image already has there would mix with the workspace (and, owned by root, would stop
+   * the grader from unpacking over them), so such an image is refused when the image is built.
+   */
+  emptyFolder?: string;
+  /** Stops the build. */
+  signal?: AbortSignal;
+}
+
+/** Makes images that hold a tar stream already unpacked, once per (image, tar). */
+export interface DerivedImageSource {
+  /**
+   * The image `base` with `tar` unpacked at `/`. Concurrent callers for the same pair share one
+   * build.
+   *
+   * @throws {InfrastructureError} when the base image is missing, has files in `emptyFolder`, or
+   * the engine refuses.
+   */
+  imageFor(base: string, tar: Uint8Array, options?: DerivedImageOptions): Promise<string>;
+}
+
+/** A started container: what the core does with one. */
+export interface SandboxContainer {
+  /** The container id. */
+  readonly id: string;
+  /** How it was started. */
+  readonly spec: ContainerSpec;
+  /**
+   * Runs a shell command (`sh -c`). At the deadline, or when the signal aborts, every process of
+   * the command's session is killed, including ones it left in the background.
+   * @throws {InfrastructureError} when the container is gone or the engine refuses the command.
+   */
+  exec(script: string, options: ExecOptions): Promise<ExecResult>;
+  /**
+   * Unpacks `tar` (paths relative to the exec's workdir) there as the command's user, with umask
+   * 0 (the files are that user's, with the modes the tar writes), then runs `command` in the same
+   * exec: one command such as a quoted path, which replaces the shell. `options.timeoutMs` covers
+   * both. The tar holds only what an unprivileged `tar` can make: no set-id or sticky bit, every
+   * folder writable by its owner (anything else goes in with {@linkcode copyIn} first).
+   * @throws {InfrastructureError} when the container is gone or the engine refuses the command.
+   */
+  unpackAndExec(
+    tar: Uint8Array,
+    command: string,
+    options: Omit<ExecOptions, "stdin">,
+  ): Promise<UnpackedExecResult>;
+  /**
+   * Copies a tar stream into the container at `destination`. Files keep the numeric owners and
+   * modes written in the tar, which Verdict always sets explicitly.
+   * @throws {InfrastructureError} when the engine cannot copy.
+   */
+  copyIn(tar: Uint8Array, destination: string): Promise<void>;
+  /**
+   * Copies a path out of the container (running or stopped) as tar entries named after its last
+   * component (`workspace`, `workspace/a.txt`...): `admit` sees each entry before its bytes are
+   * read, and what it throws stops the copy and is thrown as is.
+   * @throws {InfrastructureError} when the path cannot be copied, or takes longer than
+   * `timeoutMs` (default two minutes).
+   */
+  copyOut(
+    path: string,
+    admit?: (entry: TarEntryHeader) => void,
+    timeoutMs?: number,
+  ): Promise<TarEntry[]>;
+  /**
+   * Stops every process in the container for good; files can still be copied out. Already
+   * stopped is fine.
+   * @throws {InfrastructureError} when the container is gone or the engine refuses.
+   */
+  stop(): Promise<void>;
+  /** Removes the container with everything still running in it. Already gone is fine. */
+  remove(): Promise<void>;
+}
+
+/**
+ * A container engine, as the core uses one.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { MemorySandbox } from "./memory_sandbox.ts";
+ * import { AGENT_USER, type Sandbox } from "./sandbox.ts";
+ * const sandbox: Sandbox = new MemorySandbox();
+ * const container = await sandbox.start({
+ *   image: "verdict/busybox", workdir: "/workspace", network: "none", labels: { "verdict.run": "r1" },
+ *   user: AGENT_USER,
+ * });
+ * assert((await sandbox.findLabelled(["verdict.run=r1"]))[0].id === container.id);
+ * await sandbox.removeContainers([container.id]);
+ * ```
+ */
+export interface Sandbox {
+  /**
+   * Checks that the engine answers; returns its version.
+   * @throws {InfrastructureError} naming how to start one.
+   */
+  ping(signal?: AbortSignal): Promise<string>;
+  /** Whether an image exists locally. */
+  hasImage(image: string, signal?: AbortSignal): Promise<boolean>;
+  /**
+   * Starts a container that idles until commands are run in it.
+   * @throws {InfrastructureError} when the image is missing or the engine refuses.
+   */
+  start(spec: ContainerSpec, signal?: AbortSignal): Promise<SandboxContainer>;
+  /**
+   * A container that already exists (found by {@linkcode findLabelled}, say a trial's that
+   * survived its process), as started with `spec`. Nothing is checked: a container that is gone
+   * fails at its first use.
+   */
+  adopt(id: string, spec: ContainerSpec): SandboxContainer;
+  /**
+   * Containers, whatever their state, carrying every one of the `filters` labels (`key=value`, or
+   * `key` for any value), newest first, with the values of the labels named in `keys`.
+   * @throws {InfrastructureError} when the engine cannot list them.
+   */
+  findLabelled(filters: readonly string[], keys?: readonly string[]): Promise<LabelledContainer[]>;
+  /** Removes containers by id, with whatever still runs in them; unknown ids are ignored. */
+  removeContainers(ids: readonly string[]): Promise<void>;
+  /**
+   * Where derived images come from for one run: `labels` go on whatever the engine makes while
+   * building one, so that an interrupted run's sweep finds it.
+   */
+  derivedImages(labels: Record<string, string>): DerivedImageSource;
+}
+
+/**
+ * The message for a missing image: its name and how to build it.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { missingImageMessage } from "./sandbox.ts";
+ * assert(missingImageMessage("verdict/busybox").includes("scripts/build-images.sh"));
+ * ```
+ */
+export function missingImageMessage(image: string): string {
+  return `image ${image} is missing: build it with scripts/build-images.sh (as root, with a ` +
+    `running Docker engine), or point the task's image at one you have`;
+}
+
+/**
+ * The message for a base image that already has files in the folder a workspace is staged into.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { folderNotEmptyMessage } from "./sandbox.ts";
+ * assert(folderNotEmptyMessage("app", "/workspace", ["workspace/a"]).includes("workspace/a"));
+ * ```
+ */
+export function folderNotEmptyMessage(
+  image: string,
+  folder: string,
+  inside: readonly string[],
+): string {
+  return `image ${image} already has files in ${folder} (${inside.slice(0, 3).join(", ")}${
+    inside.length > 3 ? ", ..." : ""
+  }): the task's workspace is staged into an empty ${folder}, for the agent and for grading; ` +
+    `build the image without them, or give the task another workdir`;
+}

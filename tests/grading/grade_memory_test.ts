@@ -1,0 +1,119 @@
+/**
+ * Grading without Docker: the memory sandbox stands in for the graders, so what `grade` asks of
+ * them (a fresh grader per script, the workspace unpacked in the script's exec or copied in first,
+ * the environment) is checked in milliseconds. `grade_test.ts` checks the same on Docker.
+ */
+import assert from "node:assert/strict";
+import { InfrastructureError } from "../../src/core/errors.ts";
+import { stageTask } from "../../src/eval/staged_task.ts";
+import { grade, GRADER_ENV } from "../../src/grading/grade.ts";
+import { ZERO_COUNTERS } from "../../src/store/run_counters.ts";
+import { type ExecHandler, MemorySandbox } from "../../src/sandbox/memory_sandbox.ts";
+import { AGENT_USER } from "../../src/sandbox/sandbox.ts";
+import { sealEntries, storeSnapshot } from "../../src/sandbox/snapshot.ts";
+import type { TarEntry } from "../../src/sandbox/tar.ts";
+import { openStore } from "../../src/store/store.ts";
+import type { TreeEntry } from "../../src/task/file_tree.ts";
+import { loadTask } from "../../src/task/load_task.ts";
+
+const bytes = (text: string) => new TextEncoder().encode(text);
+
+const TESTS: TreeEntry[] = [
+  { path: "test.sh", type: "file", mode: 0o755, data: bytes("grep -qx yes answer.txt\n") },
+  { path: "canary.sh", type: "file", mode: 0o755, data: bytes("exit 1\n") },
+];
+
+// The scripts as the graders would run them: the success script greps the staged answer.
+const scripts: ExecHandler = ({ script, workdir, options, container: { files } }) => {
+  assert.deepEqual(options.env, GRADER_ENV);
+  if (script === "'/verdict/tests/test.sh'") {
+    return { exitCode: files.text(`${workdir}/answer.txt`) === "yes\n" ? 0 : 1, stdout: "ran\n" };
+  }
+  if (script === "'/verdict/tests/canary.sh'") return { exitCode: 1 };
+  throw new Error(`unexpected command ${script}`);
+};
+
+async function gradeWith(end: TarEntry[], exec: ExecHandler, canary?: string) {
+  const loaded = await loadTask("tests/fixtures/bench/trivial");
+  const success = { ...loaded.manifest.success, ...(canary ? { canary } : {}) };
+  const task = { ...loaded, manifest: { ...loaded.manifest, success } };
+  const staged = await stageTask(task);
+  const store = openStore(":memory:");
+  const final = sealEntries(end);
+  storeSnapshot(store.blobs, final);
+  const sandbox = new MemorySandbox({ exec });
+  const start = () =>
+    sandbox.start({
+      image: "verdict/busybox",
+      workdir: "/workspace",
+      network: "none",
+      labels: { "verdict.role": "grader" },
+      user: AGENT_USER,
+    });
+  const grader = await start();
+  const canaryGrader = canary ? await start() : undefined;
+  try {
+    const graded = await grade({
+      task,
+      blobs: store.blobs,
+      initial: staged.initial,
+      final,
+      counters: ZERO_COUNTERS,
+      tests: TESTS,
+      grader,
+      canaryGrader,
+    });
+    return { graded, sandbox, grader, canaryGrader };
+  } finally {
+    store.close();
+  }
+}
+
+Deno.test("a plain end state is unpacked in the script's own exec, and the script decides", async () => {
+  const answer: TarEntry = { path: "answer.txt", type: "file", mode: 0o644, data: bytes("yes\n") };
+  const { graded, sandbox, grader } = await gradeWith([answer], scripts);
+  assert.equal(graded.verdict, "pass", graded.reason);
+  assert.equal(graded.success?.output, "ran\n");
+  assert.deepEqual(
+    sandbox.operations.filter((op) => "id" in op && op.id === grader.id).map(({ op }) => op),
+    ["exec"],
+    "one exec, no copy",
+  );
+  const wrong = await gradeWith([{ ...answer, data: bytes("no\n") }], scripts);
+  assert.equal(wrong.graded.verdict, "fail");
+  assert.equal(wrong.graded.reason, "tests failed (tests/test.sh exited 1)");
+});
+
+Deno.test("an end state with a set-id file is copied in by the engine before the script runs", async () => {
+  const { graded, sandbox, grader } = await gradeWith([
+    { path: "answer.txt", type: "file", mode: 0o644, data: bytes("yes\n") },
+    { path: "setid", type: "file", mode: 0o4755, data: bytes("#!/bin/sh\n") },
+  ], scripts);
+  assert.equal(graded.verdict, "pass", graded.reason);
+  const ops = sandbox.operations.filter((op) => "id" in op && op.id === grader.id);
+  assert.deepEqual(ops.map(({ op }) => op), ["copyIn", "exec"]);
+  assert.equal(ops[1].op === "exec" && ops[1].unpack, false);
+  assert.equal(sandbox.container(grader.id)!.files.get("/workspace/setid")?.type, "file");
+});
+
+Deno.test("the canary runs in a grader of its own", async () => {
+  const answer: TarEntry = { path: "answer.txt", type: "file", mode: 0o644, data: bytes("yes\n") };
+  const { graded, sandbox, grader, canaryGrader } = await gradeWith([answer], scripts, "canary.sh");
+  assert.equal(graded.verdict, "pass", graded.reason);
+  assert.equal(graded.canary?.exitCode, 1);
+  const ran = (id: string) =>
+    sandbox.operations.flatMap((op) => op.op === "exec" && op.id === id ? [op.script] : []);
+  assert.deepEqual(ran(grader.id), ["'/verdict/tests/test.sh'"]);
+  assert.deepEqual(ran(canaryGrader!.id), ["'/verdict/tests/canary.sh'"]);
+});
+
+Deno.test("a workspace the grader could not unpack is an infrastructure error, never a verdict", async () => {
+  const answer: TarEntry = { path: "answer.txt", type: "file", mode: 0o644, data: bytes("yes\n") };
+  await assert.rejects(
+    () => gradeWith([answer], () => ({ unpacked: false, exitCode: 2, stderr: "tar: denied\n" })),
+    (error: Error) =>
+      error instanceof InfrastructureError &&
+      error.message ===
+        "could not stage the sealed workspace in the grading container: tar: denied",
+  );
+});
