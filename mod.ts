@@ -196,15 +196,15 @@ export type { BlobStore } from "./src/store/blob_store.ts";
 export {
   all,
   type CatalogueEvent,
-  event,
   EVENT,
+  event,
   type EventKind,
   type EventPayload,
   first,
   has,
   last,
-  readEvent,
   type ReadEvent,
+  readEvent,
 } from "./src/store/event_catalogue.ts";
 export type * from "./src/store/event_payloads.ts";
 export type { EventLog, EventRow, NewEvent, Payload, StoredEvent } from "./src/store/event_log.ts";

@@ -6,7 +6,7 @@
  */
 import { join } from "node:path";
 import type { RunStatus } from "../src/store/run_table.ts";
-import { event, EVENT } from "../src/store/event_catalogue.ts";
+import { EVENT, event } from "../src/store/event_catalogue.ts";
 import { chainedSummary } from "../src/store/run_table.ts";
 import { openStore } from "../src/store/store.ts";
 import { syntheticRecord } from "./_synthetic_runs.ts";

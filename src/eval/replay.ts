@@ -12,8 +12,7 @@ import { sha256Hex } from "../core/hash.ts";
 import { type Difference, firstDifference } from "../core/first_difference.ts";
 import { SplitMix64 } from "../core/rng.ts";
 import type { ModelRequest } from "../model/model.ts";
-import { AGENT_USER, type Container, startContainer } from "../sandbox/container.ts";
-import type { Docker } from "../sandbox/docker.ts";
+import { AGENT_USER, type Sandbox, type SandboxContainer } from "../sandbox/sandbox.ts";
 import type { StoredEvent } from "../store/event_log.ts";
 import type { RunRecord, SessionRecord } from "../store/run_table.ts";
 import type { Store } from "../store/store.ts";
@@ -55,8 +54,8 @@ export interface ReplayDeps {
   store: Store;
   /** Builds the loop agent as recorded; called once per task (see {@linkcode replayRun}). */
   loopSetup(config: RunConfig, task: Task): Promise<LoopSetup>;
-  /** The docker CLI, for `live`. */
-  docker?: Docker;
+  /** The container engine, for `live`. */
+  sandbox?: Sandbox;
   /** Run the tools again and compare their results. */
   live: boolean;
 }
@@ -139,10 +138,10 @@ async function replaySession(
   }
   const { task, setup, staged } = await prepare(dir);
   const driver = sessionDriver(events);
-  let container: Container | undefined;
+  let container: SandboxContainer | undefined;
   try {
     if (staged) {
-      container = await startContainer(deps.docker!, {
+      container = await deps.sandbox!.start({
         image: task.manifest.image,
         workdir: task.manifest.workdir,
         network: task.manifest.network,
@@ -154,7 +153,7 @@ async function replaySession(
     const outcome = await setup.replaying(driver, deps.live).run({
       task,
       session: session.id,
-      container: container as Container,
+      container: container as SandboxContainer,
       record: () => {}, // a replay writes nothing
       storeBlob: (text) => sha256Hex(text), // the parts are in the store already, or differ
       rng: new SplitMix64(0),

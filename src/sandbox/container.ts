@@ -26,15 +26,6 @@ import {
 import { readTarStream, type TarEntry, type TarEntryHeader } from "./tar.ts";
 import { UnsealableWorkspaceError } from "./unsealable.ts";
 
-export type {
-  ContainerSpec,
-  ExecOptions,
-  ExecResult,
-  LabelledContainer,
-  ResourceLimits,
-} from "./sandbox.ts";
-export { AGENT_USER, missingImageMessage } from "./sandbox.ts";
-
 /** Default limits: enough for a test suite, small enough that a fork bomb stays contained. */
 export const DEFAULT_LIMITS: ResourceLimits = { pids: 256, memoryMb: 1024, cpus: 1, tmpMb: 512 };
 

@@ -1,7 +1,8 @@
 import assert from "node:assert/strict";
 import { InfrastructureError } from "../../src/core/errors.ts";
 import { sha256Hex } from "../../src/core/hash.ts";
-import { AGENT_USER, startContainer } from "../../src/sandbox/container.ts";
+import { AGENT_USER } from "../../src/sandbox/sandbox.ts";
+import { startContainer } from "../../src/sandbox/container.ts";
 import { sealEntries } from "../../src/sandbox/snapshot.ts";
 import { packTar, type TarEntry } from "../../src/sandbox/tar.ts";
 import { DERIVED_LABEL, DerivedImages } from "../../src/sandbox/derived_image.ts";

@@ -1,7 +1,8 @@
 import assert from "node:assert/strict";
 import type { Results } from "../../src/report/results.ts";
 import type { TrialRecord } from "../../src/store/trial_record.ts";
-import { AGENT_USER, startContainer } from "../../src/sandbox/container.ts";
+import { AGENT_USER } from "../../src/sandbox/sandbox.ts";
+import { startContainer } from "../../src/sandbox/container.ts";
 import { containersLabelled, requireDocker } from "../_docker.ts";
 import { runVerdict, scratchDir } from "../_verdict.ts";
 

@@ -151,7 +151,8 @@ Deno.test("an event whose payload is not a JSON object is refused before anythin
   store.runs.create({ id: "r", config: {}, createdAt: 0 });
   store.runs.createSession({ id: "s", run: "r", task: "t", repeat: 0 });
   assert.throws(
-    () => store.events.append("s", [{ kind: "a", payload: {} }, { kind: "b", payload: [1] as never }]),
+    () =>
+      store.events.append("s", [{ kind: "a", payload: {} }, { kind: "b", payload: [1] as never }]),
     /an event payload must be a JSON object/,
   );
   assert.equal(store.events.read("s").length, 0);

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
-import { AGENT_USER, type Container, startContainer } from "../../src/sandbox/container.ts";
+import { AGENT_USER } from "../../src/sandbox/sandbox.ts";
+import { type Container, startContainer } from "../../src/sandbox/container.ts";
 import { packTar } from "../../src/sandbox/tar.ts";
 import { loadTask } from "../../src/task/load_task.ts";
 import { confinePath } from "../../src/tools/confine.ts";

@@ -10,7 +10,7 @@ import { replayRun, type SessionReplay } from "../../eval/replay.ts";
 import type { RunConfig } from "../../eval/run_identity.ts";
 import type { SessionRecord } from "../../store/run_table.ts";
 import { type Command, HOME_OPTION, JSON_OPTION } from "../command.ts";
-import { dockerFromEnv } from "../runtime.ts";
+import { sandboxFromEnv } from "../runtime.ts";
 import { findRun, findSession, openExistingStore, resolveHome } from "../state.ts";
 
 /** The `replay` command. */
@@ -39,7 +39,7 @@ export const replayCommand: Command = {
       const reports = await replayRun(run, sessions, {
         store,
         live,
-        docker: live ? dockerFromEnv(io) : undefined,
+        sandbox: live ? sandboxFromEnv(io) : undefined,
         loopSetup: (config: RunConfig, task) =>
           setupLoopAgent({
             ...recordedChoices(config),
