@@ -8,17 +8,11 @@ import type { Rng } from "../core/rng.ts";
 import type { RunCounters } from "../store/run_counters.ts";
 import type { SandboxContainer } from "../sandbox/sandbox.ts";
 import type { CatalogueEvent } from "../store/event_catalogue.ts";
+import type { StoppedBecause } from "../store/event_payloads.ts";
 import type { Task } from "../task/task.ts";
 
-/** Why an agent stopped (SPEC section 4). */
-export type StopReason =
-  | "completed"
-  | "max_steps"
-  | "timeout"
-  | "budget"
-  | "refused"
-  | "truncated"
-  | "error";
+/** Why an agent stopped (SPEC section 4), as its `agent.stopped` event records it. */
+export type StopReason = StoppedBecause;
 
 /** What an agent gets to work with. */
 export interface AgentContext {

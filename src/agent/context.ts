@@ -7,6 +7,7 @@
  *
  * @module
  */
+import type { ContextCompactedPayload } from "../store/event_payloads.ts";
 import type { Message, ToolSchema } from "../model/model.ts";
 import { MESSAGE_OVERHEAD, messageTokens, type TokenCounter, toolTokens } from "../model/tokens.ts";
 import { truncateMiddle } from "../tools/truncate.ts";
@@ -21,23 +22,8 @@ export interface ContextBudget {
   strategy: "truncate" | "summarize";
 }
 
-/** What one compaction did. */
-export interface Compaction {
-  /** The strategy used. */
-  strategy: "truncate" | "summarize";
-  /** Messages removed. */
-  removedMessages: number;
-  /** Their tokens. */
-  removedTokens: number;
-  /** Tool results shortened (when even the newest turn was too long). */
-  shortenedResults: number;
-  /** Request tokens before and after (reserve included). */
-  tokensBefore: number;
-  /** After. */
-  tokensAfter: number;
-  /** The summary left in place of the removed turns (`summarize`). */
-  summary?: string;
-}
+/** What one compaction did, as its `context.compacted` event records it (less the step). */
+export type Compaction = Omit<ContextCompactedPayload, "step">;
 
 /** The outcome of fitting. */
 export type FitOutcome =

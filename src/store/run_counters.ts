@@ -1,5 +1,5 @@
 /**
- * What the harness counted during a trial: produced by the agents, stored in the `agent.finished`
+ * What the harness counted during a trial: produced by the agents, stored in the `agent.stopped`
  * event, read by grading's `requires`. Typed here, below all three.
  *
  * @module

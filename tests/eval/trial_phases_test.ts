@@ -11,12 +11,12 @@ import { InfrastructureError } from "../../src/core/errors.ts";
 import { SplitMix64 } from "../../src/core/rng.ts";
 import { MemorySandbox, type SandboxOperation } from "../../src/sandbox/memory_sandbox.ts";
 import type { ExecHandler } from "../../src/sandbox/memory_sandbox.ts";
-import { loadSnapshot, storeSnapshot } from "../../src/sandbox/snapshot.ts";
+import { storeSnapshot } from "../../src/sandbox/snapshot.ts";
 import { EVENT, last } from "../../src/store/event_catalogue.ts";
 import { ZERO_COUNTERS } from "../../src/store/run_counters.ts";
 import { openStore, type Store } from "../../src/store/store.ts";
 import { loadTask } from "../../src/task/load_task.ts";
-import { trialStartFrom } from "../../src/eval/resume_point.ts";
+import { type ResumeContext, trialStartFrom } from "../../src/eval/resume_point.ts";
 import { type StagedTask, stageTask } from "../../src/eval/staged_task.ts";
 import {
   FROM_THE_BEGINNING,
@@ -106,6 +106,29 @@ function starts(sandbox: MemorySandbox): string[] {
   );
 }
 
+/**
+ * A process that ran the trial's phases through `through` and died there: its containers are
+ * left as they were, its log ends where it stopped.
+ */
+async function dieAfter(fx: Fixture, through: "begin" | "agent" | "seal") {
+  const scope = trialScope(fx.plan, fx.deps(), FROM_THE_BEGINNING);
+  const begun = await begin(scope, FROM_THE_BEGINNING);
+  const grader = await begun.grader;
+  if (through !== "begin") await runAgent(scope, begun, FROM_THE_BEGINNING);
+  const sealed = through === "seal" ? await seal(scope, begun, FROM_THE_BEGINNING) : undefined;
+  return { agent: begun.agent!, grader, sealed };
+}
+
+/** Where resume picks the trial up, from its log and the containers the dead process left. */
+async function resumePointOf(fx: Fixture, context: Partial<ResumeContext> = {}) {
+  return trialStartFrom(fx.plan, fx.store.events.read("s1"), await leftovers(fx.sandbox), {
+    sandbox: fx.sandbox,
+    owner: OWNER,
+    agent: fixingAgent(fx.sandbox),
+    ...context,
+  });
+}
+
 Deno.test("a fresh trial goes begin, agent, seal, grade, finish, and removes every container", async () => {
   const { store, sandbox, plan, deps } = await fixture();
   const { record, cleanup } = await runTrial(plan, deps(), FROM_THE_BEGINNING);
@@ -193,181 +216,125 @@ Deno.test("a bug in the harness while grading is an evaluator error, not the age
 });
 
 Deno.test("an interrupt leaves the session unfinished with no verdict and no container", async () => {
-  const { store, sandbox, plan } = await fixture();
+  const { store, sandbox, plan, deps } = await fixture();
   const interrupt = new AbortController();
-  const { deps } = await fixture();
   const agent = fixingAgent(sandbox, () => interrupt.abort());
-  await assert.rejects(
-    runTrial(plan, {
-      ...deps(),
-      store,
-      sandbox,
-      images: sandbox.derivedImages({}),
-      agent,
-      signal: interrupt.signal,
-    }),
-    TrialInterrupted,
-  );
+  await assert.rejects(runTrial(plan, deps({ agent, signal: interrupt.signal })), TrialInterrupted);
   assert.equal(store.runs.session("s1")?.status, "running");
   assert.ok(!kinds(store).includes(EVENT.trialVerdict));
   assert.equal(sandbox.live().length, 0);
 });
 
 Deno.test("resumed in the agent phase with no record to follow (oracle, nop): it starts over", async () => {
-  const { store, sandbox, plan, deps } = await fixture();
-  // The process dies while the agent works: the trial has begun, nothing more.
-  const dead = trialScope(plan, deps(), FROM_THE_BEGINNING);
-  await (await begin(dead, FROM_THE_BEGINNING)).grader;
-  const found = await leftovers(sandbox);
-  assert.equal(found.length, 2); // the agent's and the grader
-
-  const from = await trialStartFrom(plan, store.events.read("s1"), found, {
-    sandbox,
-    owner: OWNER,
-    agent: fixingAgent(sandbox),
-  });
+  const fx = await fixture();
+  await dieAfter(fx, "begin");
+  assert.equal((await leftovers(fx.sandbox)).length, 2); // the agent's and the grader
+  const from = await resumePointOf(fx);
   assert.equal(from.phase, "agent");
-  const { record, cleanup } = await runTrial(plan, deps(), from);
+  const { record, cleanup } = await runTrial(fx.plan, fx.deps(), from);
   await cleanup;
   assert.equal(record.verdict, "pass", record.reason);
-  const resumed = last(store.events.read("s1"), EVENT.trialResumed)!;
-  assert.deepEqual(resumed.payload, {
+  assert.deepEqual(last(fx.store.events.read("s1"), EVENT.trialResumed)!.payload, {
     phase: "agent",
     container: "restored",
-    root: plan.staged.initial.root,
+    root: fx.plan.staged.initial.root,
   });
-  assert.equal(sandbox.live().length, 0);
+  assert.equal(fx.sandbox.live().length, 0);
 });
 
 Deno.test("resumed in the agent phase with a record to follow: the container that survived is reused", async () => {
-  const { store, sandbox, plan, deps } = await fixture();
-  const dead = trialScope(plan, deps(), FROM_THE_BEGINNING);
-  const begun = await begin(dead, FROM_THE_BEGINNING);
-  await begun.grader;
-  const agentId = begun.agent!.id;
-
+  const fx = await fixture();
+  const dead = await dieAfter(fx, "begin");
   let followedFrom = -1;
-  const from = await trialStartFrom(plan, store.events.read("s1"), await leftovers(sandbox), {
-    sandbox,
-    owner: OWNER,
-    agent: fixingAgent(sandbox),
+  const from = await resumePointOf(fx, {
     follow: (driver) => {
       followedFrom = driver.recordedSteps;
-      return fixingAgent(sandbox);
+      return fixingAgent(fx.sandbox);
     },
   });
   assert.equal(from.phase, "agent");
   assert.equal(followedFrom, 0);
-  const { record, cleanup } = await runTrial(plan, deps(), from);
+  const { record, cleanup } = await runTrial(fx.plan, fx.deps(), from);
   await cleanup;
   assert.equal(record.verdict, "pass", record.reason);
-  const resumed = last(store.events.read("s1"), EVENT.trialResumed)!;
-  assert.deepEqual(resumed.payload, {
+  assert.deepEqual(last(fx.store.events.read("s1"), EVENT.trialResumed)!.payload, {
     phase: "agent",
     container: "reused",
-    root: plan.staged.initial.root,
+    root: fx.plan.staged.initial.root,
   });
-  // The agent's container carried on; only the graders are new, and the old grader went.
-  const removedBeforeResume = sandbox.operations.some((op) =>
-    op.op === "removeContainers" && op.ids.includes(agentId)
-  );
-  assert.ok(!removedBeforeResume);
-  assert.equal(sandbox.live().length, 0);
+  // The agent's container carried on (removed only with the finished trial's others); the old
+  // grader went before the resumed trial began.
+  const removals = fx.sandbox.operations.filter((op) => op.op === "removeContainers");
+  assert.ok(removals.some((op) => op.op === "removeContainers" && op.ids.includes(dead.grader.id)));
+  assert.ok(!removals.some((op) => op.op === "removeContainers" && op.ids.includes(dead.agent.id)));
+  assert.equal(fx.sandbox.live().length, 0);
 });
 
 Deno.test("resumed in the agent phase with the container gone: a new one restored from the snapshot", async () => {
-  const { store, sandbox, plan, deps } = await fixture();
-  const dead = trialScope(plan, deps(), FROM_THE_BEGINNING);
-  const begun = await begin(dead, FROM_THE_BEGINNING);
-  await begun.grader;
-  sandbox.vanish(begun.agent!.id);
-  const from = await trialStartFrom(plan, store.events.read("s1"), await leftovers(sandbox), {
-    sandbox,
-    owner: OWNER,
-    agent: fixingAgent(sandbox),
-    follow: () => fixingAgent(sandbox),
-  });
-  const { record, cleanup } = await runTrial(plan, deps(), from);
+  const fx = await fixture();
+  const dead = await dieAfter(fx, "begin");
+  fx.sandbox.vanish(dead.agent.id);
+  const from = await resumePointOf(fx, { follow: () => fixingAgent(fx.sandbox) });
+  const { record, cleanup } = await runTrial(fx.plan, fx.deps(), from);
   await cleanup;
   assert.equal(record.verdict, "pass", record.reason);
-  const resumed = last(store.events.read("s1"), EVENT.trialResumed)!;
+  const resumed = last(fx.store.events.read("s1"), EVENT.trialResumed)!;
   assert.equal(resumed.payload.phase === "agent" && resumed.payload.container, "restored");
   // The restored container holds the staged workspace, copied in.
-  assert.ok(sandbox.operations.some((op) => op.op === "copyIn" && op.destination === "/"));
+  assert.ok(fx.sandbox.operations.some((op) => op.op === "copyIn" && op.destination === "/"));
 });
 
 Deno.test("resumed in the seal phase: the agent is not run again, its stopped container is sealed", async () => {
-  const { store, sandbox, plan, deps } = await fixture();
-  const dead = trialScope(plan, deps(), FROM_THE_BEGINNING);
-  const begun = await begin(dead, FROM_THE_BEGINNING);
-  await begun.grader;
-  await runAgent(dead, begun, FROM_THE_BEGINNING);
-  await begun.agent!.stop();
-
+  const fx = await fixture();
+  const dead = await dieAfter(fx, "agent");
+  await dead.agent.stop();
   let ranAgain = false;
-  const from = await trialStartFrom(plan, store.events.read("s1"), await leftovers(sandbox), {
-    sandbox,
-    owner: OWNER,
-    agent: fixingAgent(sandbox, () => ranAgain = true),
-  });
+  const from = await resumePointOf(fx, { agent: fixingAgent(fx.sandbox, () => ranAgain = true) });
   assert.equal(from.phase, "seal");
   assert.equal(from.phase === "seal" && from.outcome.counters.resumed, true);
-  const { record, cleanup } = await runTrial(plan, deps(), from);
+  const { record, cleanup } = await runTrial(fx.plan, fx.deps(), from);
   await cleanup;
   assert.ok(!ranAgain);
   assert.equal(record.verdict, "pass", record.reason);
   assert.equal(record.steps, 1);
-  assert.equal(store.events.read("s1").filter((e) => e.kind === EVENT.agentStopped).length, 1);
-  assert.equal(sandbox.live().length, 0);
+  assert.equal(kinds(fx.store).filter((kind) => kind === EVENT.agentStopped).length, 1);
+  assert.equal(fx.sandbox.live().length, 0);
 });
 
 Deno.test("resumed in the seal phase with the container gone: the last snapshot is the end state", async () => {
-  const { store, sandbox, plan, deps } = await fixture();
-  const dead = trialScope(plan, deps(), FROM_THE_BEGINNING);
-  const begun = await begin(dead, FROM_THE_BEGINNING);
-  await begun.grader;
-  await runAgent(dead, begun, FROM_THE_BEGINNING);
-  sandbox.vanish(begun.agent!.id);
-  const from = await trialStartFrom(plan, store.events.read("s1"), await leftovers(sandbox), {
-    sandbox,
-    owner: OWNER,
-    agent: fixingAgent(sandbox),
-  });
+  const fx = await fixture();
+  const dead = await dieAfter(fx, "agent");
+  fx.sandbox.vanish(dead.agent.id);
+  const from = await resumePointOf(fx);
   assert.equal(from.phase === "seal" && from.container, null);
-  const { record, cleanup } = await runTrial(plan, deps(), from);
+  const { record, cleanup } = await runTrial(fx.plan, fx.deps(), from);
   await cleanup;
   // The agent never snapshotted its fix, so the end state is the staged workspace: it fails.
   assert.equal(record.verdict, "fail");
   assert.equal(record.bucket, "agent_failure");
-  assert.equal(record.end_state_root, plan.staged.initial.root);
+  assert.equal(record.end_state_root, fx.plan.staged.initial.root);
 });
 
 Deno.test("resumed in the grade phase: the sealed state is graded in fresh graders, leftovers removed", async () => {
-  const { store, sandbox, plan, deps } = await fixture();
-  const dead = trialScope(plan, deps(), FROM_THE_BEGINNING);
-  const begun = await begin(dead, FROM_THE_BEGINNING);
-  await begun.grader;
-  await runAgent(dead, begun, FROM_THE_BEGINNING);
-  const sealed = await seal(dead, begun, FROM_THE_BEGINNING);
-  const oldGrader = (await begun.grader).id;
-
-  const from = await trialStartFrom(plan, store.events.read("s1"), await leftovers(sandbox), {
-    sandbox,
-    owner: OWNER,
-    agent: fixingAgent(sandbox),
-  });
+  const fx = await fixture();
+  const dead = await dieAfter(fx, "seal");
+  const from = await resumePointOf(fx);
   assert.equal(from.phase, "grade");
-  assert.equal(sandbox.live().length, 0, "the old grader and the sealed agent container are gone");
-  const { record, cleanup } = await runTrial(plan, deps(), from);
+  assert.equal(
+    fx.sandbox.live().length,
+    0,
+    "the old grader and the sealed agent container are gone",
+  );
+  const { record, cleanup } = await runTrial(fx.plan, fx.deps(), from);
   await cleanup;
   assert.equal(record.verdict, "pass", record.reason);
-  assert.equal(record.end_state_root, sealed.final.root);
+  assert.equal(record.end_state_root, dead.sealed!.final.root);
   assert.equal(record.changed_paths, 1);
-  const graded = sandbox.operations.filter((op) => op.op === "exec" && op.unpack);
-  assert.ok(graded.length > 0 && graded.every((op) => op.op === "exec" && op.id !== oldGrader));
-  const events = store.events.read("s1");
-  assert.equal(events.filter((e) => e.kind === EVENT.endStateSealed).length, 1);
-  assert.deepEqual(loadSnapshot(store.blobs, sealed.final.root).root, sealed.final.root);
+  const graded = fx.sandbox.operations.filter((op) => op.op === "exec" && op.unpack);
+  assert.ok(
+    graded.length > 0 && graded.every((op) => op.op === "exec" && op.id !== dead.grader.id),
+  );
+  assert.equal(kinds(fx.store).filter((kind) => kind === EVENT.endStateSealed).length, 1);
 });
 
 Deno.test("a trial whose log is empty begins anew, its leftovers removed", async () => {
