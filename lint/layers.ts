@@ -26,6 +26,8 @@ export const LAYERS: Readonly<Record<string, number>> = {
   tools: 3,
   /** Grading: checks over sealed snapshots, success scripts in a fresh container. */
   grading: 3,
+  /** The model gateway: agents' HTTP model calls answered, budgeted and recorded. */
+  gateway: 3,
   /** Agents: the loop, context budgeting, token counting, cost; oracle and nop. */
   agent: 4,
   /** Results and reports: results.json, Markdown, HTML. */

@@ -1,0 +1,53 @@
+/**
+ * The model gateway's contract: what an agent's HTTP call becomes inside Verdict, and what answers
+ * it. A gateway serves one trial. It reads a request in one of three wire formats, checks the
+ * trial's dummy key, asks a {@linkcode GatewayBackend} (scripted, live or replay) for the answer,
+ * and hands both to the trial's record before the agent sees the answer.
+ *
+ * @module
+ */
+import type { ModelRequest, Usage } from "../model/model.ts";
+
+/** The wire formats the gateway speaks. */
+export type WireFormat = "chat_completions" | "responses" | "messages";
+
+/** One model call an agent made through the gateway. */
+export interface GatewayCall {
+  /** Its number in the trial, from 1. */
+  number: number;
+  /** The wire format, from the path (`/v1/chat/completions`, `/v1/responses`, `/v1/messages`). */
+  format: WireFormat;
+  /** Whether the agent asked for a stream (SSE). */
+  stream: boolean;
+  /** The model the agent named in its request. */
+  model: string;
+  /** The request body exactly as the agent sent it. */
+  body: string;
+  /** The request read into Verdict's own form (messages, tools, system prompt, output budget). */
+  request: ModelRequest;
+}
+
+/** What answers a call: an HTTP answer in the call's wire format, as the agent receives it. */
+export interface GatewayAnswer {
+  /** The HTTP status. */
+  status: number;
+  /** The content type (`application/json`, or `text/event-stream` for a stream). */
+  contentType: string;
+  /** The body exactly as sent to the agent (for a stream, the whole event stream). */
+  body: string;
+  /** Tokens the answer used, from its usage block; null when it has none (an error). */
+  usage: Usage | null;
+}
+
+/** Answers the calls of one trial: scripted, live (an upstream provider) or replay. */
+export interface GatewayBackend {
+  /** What the record names the backend by, such as `scripted` or `openai:gpt-4o`. */
+  readonly spec: string;
+  /**
+   * Answers one call.
+   *
+   * @throws {InfrastructureError} when an upstream cannot be reached in time (the trial's fault is
+   * then infrastructure's, never the agent's).
+   */
+  answer(call: GatewayCall, signal: AbortSignal): Promise<GatewayAnswer>;
+}
