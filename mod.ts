@@ -161,6 +161,7 @@ export type { RunCounters } from "./src/store/run_counters.ts";
 // The container engine: a Sandbox, which DockerSandbox implements with the docker CLI.
 export {
   AGENT_USER,
+  type BindMount,
   type ContainerSpec,
   type DerivedImageOptions,
   type DerivedImageSource,

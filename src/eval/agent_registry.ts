@@ -8,6 +8,7 @@
  */
 import { z } from "zod";
 import type { Agent } from "../agent/agent.ts";
+import { CMD_PREFIX, cmdAgent } from "../agent/cmd_agent.ts";
 import { nopAgent } from "../agent/nop.ts";
 import { oracleAgent } from "../agent/oracle.ts";
 import { UsageError } from "../core/errors.ts";
@@ -21,12 +22,18 @@ export interface AgentNeeds {
   model: boolean;
   /** Every task's reference solution (`solution/`): the agent applies it. */
   solutions: boolean;
+  /**
+   * The trial's model gateway, reached from its container on loopback (an installed agent);
+   * absent in runs recorded before there was one.
+   */
+  gateway?: boolean;
 }
 
 /** The schema of {@linkcode AgentNeeds}, for the run configuration's. */
 export const AGENT_NEEDS_SCHEMA: z.ZodType<AgentNeeds> = z.object({
   model: z.boolean(),
   solutions: z.boolean(),
+  gateway: z.boolean().optional(),
 });
 
 /** An agent built for a run, and what the run records about it. */
@@ -76,24 +83,53 @@ export const AGENTS: readonly AgentKind[] = [
   { name: "nop", needs: { model: false, solutions: false }, build: fixed(nopAgent) },
 ];
 
+/** What building an agent may take besides its name. */
+export interface AgentOptions {
+  /** The installed agent's own files (`--agent-files DIR`), mounted read-only in its container. */
+  agentFiles?: string;
+}
+
 /**
- * The agent `--agent NAME` names.
+ * The installed agent `cmd:COMMAND` (its files from `options`): it needs the trial's gateway,
+ * and a model behind it.
+ */
+function cmdAgentKind(name: string, options: AgentOptions): AgentKind {
+  const command = name.slice(CMD_PREFIX.length);
+  if (command.trim() === "") {
+    throw new UsageError(
+      `--agent ${name} names no command: give the command line after "cmd:", such as ` +
+        `--agent 'cmd:python3 /verdict/agent/agent.py'`,
+    );
+  }
+  const agent = cmdAgent(command, options.agentFiles ?? null);
+  return {
+    name,
+    needs: { model: true, solutions: false, gateway: true },
+    build: () => Promise.resolve({ agent, model: null, settings: null }),
+  };
+}
+
+/**
+ * The agent `--agent NAME` names; `cmd:COMMAND` names an installed agent.
  *
  * @example
  * ```ts
  * import assert from "node:assert/strict";
  * import { agentKind } from "./agent_registry.ts";
  * assert(agentKind("oracle").needs.solutions);
- * assert.throws(() => agentKind("gpt"), /use loop, oracle or nop/);
+ * assert.throws(() => agentKind("gpt"), /use loop, oracle or nop, or cmd:COMMAND/);
+ * assert(agentKind("cmd:sh /verdict/agent/run.sh").needs.gateway);
  * ```
  * @throws {UsageError} when no agent has that name (exit 2), listing the known ones.
  */
-export function agentKind(name: string): AgentKind {
+export function agentKind(name: string, options: AgentOptions = {}): AgentKind {
+  if (name.startsWith(CMD_PREFIX)) return cmdAgentKind(name, options);
   const kind = recordedAgentKind(name, false);
   if (kind === undefined) {
     const names = AGENTS.map((agent) => agent.name);
     throw new UsageError(
-      `--agent ${name} is not an agent: use ${names.slice(0, -1).join(", ")} or ${names.at(-1)}`,
+      `--agent ${name} is not an agent: use ${names.slice(0, -1).join(", ")} or ${names.at(-1)}` +
+        `, or ${CMD_PREFIX}COMMAND for an installed agent`,
     );
   }
   return kind;

@@ -6,6 +6,7 @@
  * @module
  */
 import type { Agent } from "../agent/agent.ts";
+import { SIDECAR_ROLE } from "../gateway/sidecar.ts";
 import type { LabelledContainer, Sandbox, SandboxContainer } from "../sandbox/sandbox.ts";
 import { EVENT, last } from "../store/event_catalogue.ts";
 import type { StoredEvent } from "../store/event_log.ts";
@@ -100,10 +101,11 @@ export async function trialStartFrom(
   // The trial was interrupted and is resumed, whichever phase it was in.
   const outcome = stopped && outcomeFromPayload(stopped.payload);
   if (outcome) outcome.counters = { ...outcome.counters, resumed: true };
-  // Once the end state is sealed, the agent's container has no use either.
+  // Once the end state is sealed, the agent's container has no use either. A gateway's sidecar
+  // is never reused: its gateway died with the process (an agent that goes on gets a new one).
   const sealedAlready = outcome !== undefined && sealed !== undefined;
   await sandbox.removeContainers(
-    ids([...role("grader"), ...(sealedAlready ? role("agent") : [])]),
+    ids([...role("grader"), ...role(SIDECAR_ROLE), ...(sealedAlready ? role("agent") : [])]),
   );
   if (outcome && sealed) return { phase: "grade", outcome, endRoot: sealed.payload.root };
 
@@ -114,6 +116,8 @@ export async function trialStartFrom(
   if (outcome) return { phase: "seal", outcome, container, restoreRoot };
   if (context.follow === undefined) {
     // The oracle and nop agents have no record to follow: they start over on the staged workspace.
+    // So does an installed agent: its program's state (its conversation, its files outside the
+    // workspace) died with its container and its gateway, and cannot be rebuilt from the record.
     await container?.remove();
     return {
       phase: "agent",

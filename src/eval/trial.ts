@@ -16,6 +16,7 @@ import type { CatalogueEvent } from "../store/event_catalogue.ts";
 import type { Store } from "../store/store.ts";
 import type { TrialRecord } from "../store/trial_record.ts";
 import type { StagedTask } from "./staged_task.ts";
+import type { TrialGatewayFactory } from "./trial_gateway.ts";
 import { begin, finish, gradeEndState, runAgent, seal, trialScope } from "./trial_phases.ts";
 import { failedGrade, type TrialProgress, trialRecord } from "./trial_payloads.ts";
 
@@ -59,6 +60,11 @@ export interface TrialDeps {
   waiveModelOnly?: boolean;
   /** Fault injection (the scripted model's crash knob). */
   crash?: CrashHook;
+  /**
+   * Makes the trial's model gateway, for an installed agent (`--agent cmd:...`): required by
+   * those, unused by Verdict's own agents.
+   */
+  gateway?: TrialGatewayFactory;
 }
 
 /** Filters what a resumed agent records: events already in the log are not written again. */

@@ -9,6 +9,7 @@
  */
 import { posix } from "node:path";
 import type { AgentOutcome } from "../agent/agent.ts";
+import { installedAgent } from "../agent/cmd_agent.ts";
 import { type Grade, grade } from "../grading/grade.ts";
 import { AGENT_USER, type ContainerSpec, type SandboxContainer } from "../sandbox/sandbox.ts";
 import {
@@ -26,6 +27,7 @@ import { chainedSummary } from "../store/run_table.ts";
 import type { TrialRecord } from "../store/trial_record.ts";
 import { OWNER_LABEL } from "./run_owner.ts";
 import type { TrialDeps, TrialPlan, TrialStart } from "./trial.ts";
+import { type AgentContainerSetup, openTrialGateway } from "./trial_gateway.ts";
 import { gradePayload, outcomePayload } from "./trial_payloads.ts";
 
 /** What every phase of one trial shares: its plan, its dependencies, its log and its containers. */
@@ -40,12 +42,19 @@ export interface TrialScope {
   record(events: CatalogueEvent[]): void;
   /**
    * Starts a container of the trial in `role` (labelled with the run, session and owner) from
-   * `image`, the task's image by default; it is removed with the trial's others.
+   * `image`, the task's image by default, with `overrides` over the task's spec (its labels
+   * stay); it is removed with the trial's others.
    */
-  start(role: string, image?: string | Promise<string>): Promise<SandboxContainer>;
+  start(
+    role: string,
+    image?: string | Promise<string>,
+    overrides?: Partial<Omit<ContainerSpec, "image" | "labels">>,
+  ): Promise<SandboxContainer>;
   /** Takes a container that survived an interrupted process into the trial's. */
   adopt(container: SandboxContainer): void;
-  /** Removes every container the trial started or adopted. */
+  /** Adds what to undo once the trial's containers are removed (say, close its gateway). */
+  onRemove(undo: () => Promise<void>): void;
+  /** Removes every container the trial started or adopted, then undoes what `onRemove` lists. */
   removeAll(): Promise<void>;
   /** Time since the trial began, on the injected clock, in ms. */
   elapsedMs(): number;
@@ -142,15 +151,16 @@ export function trialScope(plan: TrialPlan, deps: TrialDeps, from: TrialStart): 
   const started = clock.monotonic();
   store.runs.setSessionStatus(plan.session, "running");
   const containers: Promise<SandboxContainer | undefined>[] = [];
+  const undos: (() => Promise<void>)[] = [];
   return {
     plan,
     deps,
     resumed: from.phase !== "begin",
     record: (events) => void store.events.append(plan.session, events, clock.now()),
-    start(role, image = manifest.image) {
+    start(role, image = manifest.image, overrides = {}) {
       const starting = Promise.resolve(image).then((name) =>
         deps.sandbox.start(
-          { ...trialContainerSpec(plan, deps.owner, role), image: name },
+          { ...trialContainerSpec(plan, deps.owner, role), ...overrides, image: name },
           deps.signal,
         )
       );
@@ -158,11 +168,13 @@ export function trialScope(plan: TrialPlan, deps: TrialDeps, from: TrialStart): 
       return starting;
     },
     adopt: (container) => void containers.push(Promise.resolve(container)),
+    onRemove: (undo) => void undos.push(undo),
     async removeAll() {
       await Promise.all(containers.map(async (starting) => {
         const container = await starting;
         await container?.remove().catch(() => undefined);
       }));
+      await Promise.all(undos.splice(0).map((undo) => undo().catch(() => undefined)));
     },
     elapsedMs: () => clock.monotonic() - started,
   };
@@ -171,13 +183,17 @@ export function trialScope(plan: TrialPlan, deps: TrialDeps, from: TrialStart): 
 /**
  * Begins (or picks up) a trial: records that it started or was resumed, gets the agent a
  * container (a new one from the staged image, the one that survived, or a new one restored from
- * the last snapshot), and starts the graders.
+ * the last snapshot), and starts the graders. An installed agent's new container is started in
+ * the network namespace of its gateway's sidecar, which is set up first.
  */
 export async function begin(scope: TrialScope, from: TrialStart): Promise<Begun> {
   const { plan, deps } = scope;
   const { staged } = plan;
   const { manifest } = staged.task;
   let agent: SandboxContainer | undefined;
+  const installed = installedAgent(from.phase === "agent" ? from.agent : deps.agent);
+  const needsContainer = from.phase === "begin" || (from.phase === "agent" && !from.container);
+  let setup: AgentContainerSetup = {};
   if (from.phase === "begin") {
     scope.record([event(EVENT.trialStarted, {
       task: staged.task.id,
@@ -185,16 +201,23 @@ export async function begin(scope: TrialScope, from: TrialStart): Promise<Begun>
       agent: deps.agent.name,
       image: manifest.image,
     })]);
-    agent = await scope.start(
-      "agent",
-      deps.images.imageFor(manifest.image, staged.tar, {
-        emptyFolder: manifest.workdir,
-        signal: deps.signal,
-      }),
-    );
+  }
+  const agentImage = from.phase === "begin"
+    ? deps.images.imageFor(manifest.image, staged.tar, {
+      emptyFolder: manifest.workdir,
+      signal: deps.signal,
+    })
+    : undefined;
+  // The image builds while the gateway opens; a failure to open it leaves the build unawaited.
+  agentImage?.catch(() => undefined);
+  if (installed && needsContainer) setup = await openTrialGateway(scope, installed);
+  if (from.phase === "begin") {
+    agent = await scope.start("agent", agentImage!, setup);
   } else {
     if (from.phase !== "grade" && from.container) scope.adopt(from.container);
-    if (from.phase === "agent") agent = from.container ?? await restore(scope, from.restoreRoot);
+    if (from.phase === "agent") {
+      agent = from.container ?? await restore(scope, from.restoreRoot, setup);
+    }
     if (from.phase === "seal") agent = from.container ?? undefined;
     scope.record([event(
       EVENT.trialResumed,
@@ -341,9 +364,13 @@ function admit(scope: TrialScope) {
 }
 
 /** A new agent container with the workspace of a snapshot. */
-async function restore(scope: TrialScope, root: string): Promise<SandboxContainer> {
+async function restore(
+  scope: TrialScope,
+  root: string,
+  setup: AgentContainerSetup,
+): Promise<SandboxContainer> {
   const { plan, deps } = scope;
-  const container = await scope.start("agent");
+  const container = await scope.start("agent", undefined, setup);
   const snapshot = loadSnapshot(deps.store.blobs, root);
   await container.copyIn(
     plan.staged.workspaceTar(snapshotContents(deps.store.blobs, snapshot)),

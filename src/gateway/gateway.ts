@@ -19,6 +19,11 @@ export interface GatewayCall {
   format: WireFormat;
   /** Whether the agent asked for a stream (SSE). */
   stream: boolean;
+  /**
+   * For a Chat Completions stream: whether the agent asked for a closing usage chunk
+   * (`stream_options.include_usage`); absent means no.
+   */
+  streamUsage?: boolean;
   /** The model the agent named in its request. */
   model: string;
   /** The request body exactly as the agent sent it. */

@@ -2,6 +2,8 @@
  * A trial's trajectory, read back from its event log: the task as the agent was told it, each
  * step's answer, every tool call with the policy's decision and the result, compactions, how the
  * agent stopped, the verdict, and what it changed in the workspace (with line diffs of text files).
+ * An installed agent's model calls through the gateway are steps too, numbered as the gateway
+ * numbered them, with their tokens and cost and a line saying what the call was.
  *
  * @module
  */
@@ -108,6 +110,7 @@ export function readTrajectory(
     changes: [],
   };
   let compaction: TrajectoryStep["compaction"];
+  const gatewayCalls = new Map<number, EventPayload<typeof EVENT.gatewayCall>>();
   for (const stored of events) {
     const event = readEvent(stored);
     switch (event?.kind) {
@@ -136,6 +139,20 @@ export function readTrajectory(
           ...(compaction ? { compaction } : {}),
         });
         compaction = undefined;
+        break;
+      }
+      case EVENT.gatewayCall:
+        gatewayCalls.set(event.payload.number, event.payload);
+        break;
+      case EVENT.gatewayAnswer: {
+        const { number, status, usage, cost_usd } = event.payload;
+        trajectory.steps.push({
+          step: number,
+          content: gatewayStepSummary(gatewayCalls.get(number), status),
+          usage: usage ?? { input: 0, cachedInput: 0, output: 0 },
+          cost_usd,
+          calls: [],
+        });
         break;
       }
       case EVENT.policyDecision: {
@@ -183,6 +200,21 @@ function withCall(
   const step = trajectory.steps.find((candidate) => candidate.step === at.step);
   const call = step?.calls.find((candidate) => candidate.id === at.call_id);
   if (call) update(call);
+}
+
+/**
+ * A model call an installed agent made through the gateway, in a line: its format, whether it
+ * streamed, the model it named and the answer's status (the answer's own content stays in the
+ * format's body, in the record).
+ */
+function gatewayStepSummary(
+  call: EventPayload<typeof EVENT.gatewayCall> | undefined,
+  status: number,
+): string {
+  const what = call
+    ? `${call.format} call${call.stream ? " (streamed)" : ""} for ${call.model}`
+    : "model call";
+  return `${what}: HTTP ${status}`;
 }
 
 function instructionOf(store: Store, first: string | undefined): string | null {

@@ -2,8 +2,8 @@
  * One Docker container: started hardened (an unprivileged user, every capability dropped,
  * `no-new-privileges`, an init process, limits on processes, memory and CPU, a size-limited `/tmp`,
  * no network unless the task asks), commands run in it with a deadline that kills the command's
- * whole process tree, and files copied in and out as tar streams (never bind-mounted from the
- * host).
+ * whole process tree, and files copied in and out as tar streams (bind-mounted from the host only
+ * where the spec names a mount: an installed agent's own files, read-only, and a gateway's socket).
  *
  * @module
  */
@@ -14,6 +14,7 @@ import { writeAndClose } from "./_write_and_close.ts";
 import { type Docker, firstLine } from "./docker.ts";
 import {
   AGENT_USER,
+  type BindMount,
   type ContainerSpec,
   type ExecOptions,
   type ExecResult,
@@ -100,6 +101,8 @@ export async function startContainer(
     `--tmpfs=/tmp:rw,exec,nosuid,nodev,size=${limits.tmpMb}m,mode=1777`,
     `--workdir=${spec.workdir}`,
     ...(spec.user ? [`--user=${spec.user}`] : []),
+    ...(spec.mounts ?? []).map(mountOption),
+    ...Object.entries(spec.env ?? {}).flatMap(([key, value]) => ["--env", `${key}=${value}`]),
     ...Object.entries(spec.labels).flatMap(([key, value]) => ["--label", `${key}=${value}`]),
     spec.image,
     "sleep",
@@ -367,6 +370,19 @@ export async function findLabelled(
     const [id, state, ...values] = line.split("\t");
     return { id, state, labels: Object.fromEntries(keys.map((key, i) => [key, values[i] ?? ""])) };
   });
+}
+
+// `--mount` reads its value as CSV: each field is quoted, so a path may hold commas.
+function mountOption(mount: BindMount): string {
+  const field = (text: string) => `"${text.replaceAll('"', '""')}"`;
+  return `--mount=${
+    [
+      "type=bind",
+      field(`source=${mount.source}`),
+      field(`target=${mount.target}`),
+      ...(mount.readOnly ? ["readonly"] : []),
+    ].join(",")
+  }`;
 }
 
 function isEngineExecFailure(code: number, stderr: string): boolean {

@@ -29,14 +29,27 @@ export interface ResourceLimits {
   tmpMb: number;
 }
 
+/** A host folder bind-mounted into a container. */
+export interface BindMount {
+  /** The host folder, absolute. */
+  source: string;
+  /** Where it appears in the container, absolute. */
+  target: string;
+  /** Whether the container may only read it. */
+  readOnly: boolean;
+}
+
 /** What to start. */
 export interface ContainerSpec {
   /** A local image (never pulled). */
   image: string;
   /** The working folder. */
   workdir: string;
-  /** `none` (default) or `bridge`. */
-  network: "none" | "bridge";
+  /**
+   * `none` (default), `bridge`, or `container:ID`: joins the network namespace of the running
+   * container ID (which shares its loopback, say a gateway's forwarder).
+   */
+  network: "none" | "bridge" | `container:${string}`;
   /** Labels, such as the run and the session. */
   labels: Record<string, string>;
   /**
@@ -46,6 +59,10 @@ export interface ContainerSpec {
   user?: string;
   /** Resource limits. */
   limits?: ResourceLimits;
+  /** Host folders bind-mounted into it (the only files not copied in as tar streams). */
+  mounts?: readonly BindMount[];
+  /** Environment every process in it gets, commands run with `exec` included. */
+  env?: Readonly<Record<string, string>>;
 }
 
 /** Options of {@linkcode SandboxContainer.exec}. */

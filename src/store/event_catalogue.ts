@@ -115,6 +115,14 @@ const SCHEMAS = {
   }),
   /** The nop agent did nothing. */
   "agent.nop": z.object({}),
+  /** An installed agent's command ran. */
+  "agent.cmd": z.object({
+    command: z.string(),
+    exit_code: z.number().int(),
+    timed_out: z.boolean(),
+    stdout: z.string(),
+    stderr: z.string(),
+  }),
   /** The loop began: its model, policy, tools, prompt and limits. */
   "loop.started": z.object({
     model: z.string(),
@@ -221,6 +229,23 @@ const SCHEMAS = {
     tokens,
     cost_usd: z.number().nullable(),
   }),
+  /** A model call an agent made through the gateway: the request body as sent. */
+  "gateway.call": z.object({
+    number: count,
+    format: z.enum(["chat_completions", "responses", "messages"]),
+    stream: z.boolean(),
+    model: z.string(),
+    body: z.string(),
+  }),
+  /** What answered a gateway call, with its tokens and cost (dollars as decimal text, or null). */
+  "gateway.answer": z.object({
+    number: count,
+    status: z.number().int(),
+    content_type: z.string(),
+    body: z.string(),
+    usage: usage.nullable(),
+    cost_usd: z.string().nullable(),
+  }),
 };
 
 // Each schema reads exactly its documented payload: a field added to, dropped from or retyped in
@@ -266,6 +291,7 @@ export const EVENT = {
   workspaceStaged: "workspace.staged",
   agentOracle: "agent.oracle",
   agentNop: "agent.nop",
+  agentCmd: "agent.cmd",
   loopStarted: "loop.started",
   contextCompacted: "context.compacted",
   modelRequest: "model.request",
@@ -280,6 +306,8 @@ export const EVENT = {
   endStateSealed: "end_state.sealed",
   gradingFinished: "grading.finished",
   trialVerdict: "trial.verdict",
+  gatewayCall: "gateway.call",
+  gatewayAnswer: "gateway.answer",
 } as const satisfies Record<string, EventKind>;
 
 /**

@@ -74,6 +74,20 @@ export interface AgentOraclePayload {
   stderr: string;
 }
 
+/** `agent.cmd`: an installed agent's command ran to its end. */
+export interface AgentCmdPayload {
+  /** The command (`--agent cmd:COMMAND`). */
+  command: string;
+  /** Its exit code (137 when killed). */
+  exit_code: number;
+  /** Whether the task's deadline killed it. */
+  timed_out: boolean;
+  /** Its stdout, head and tail when long. */
+  stdout: string;
+  /** Its stderr, head and tail when long. */
+  stderr: string;
+}
+
 /** `loop.started`: what the loop ran with. */
 export interface LoopStartedPayload {
   /** The model spec, without secrets. */
@@ -374,6 +388,36 @@ export interface TrialVerdictPayload {
   cost_usd: number | null;
 }
 
+/** `gateway.call`: a model call an agent made through the trial's gateway. */
+export interface GatewayCallPayload {
+  /** Its number in the trial, from 1. */
+  number: number;
+  /** Its wire format. */
+  format: "chat_completions" | "responses" | "messages";
+  /** Whether the agent asked for a stream. */
+  stream: boolean;
+  /** The model the agent named. */
+  model: string;
+  /** The request body exactly as the agent sent it (a blob when large, as any payload field). */
+  body: string;
+}
+
+/** `gateway.answer`: what answered a gateway call, as the agent received it. */
+export interface GatewayAnswerPayload {
+  /** The call's number. */
+  number: number;
+  /** The HTTP status. */
+  status: number;
+  /** The content type. */
+  content_type: string;
+  /** The body exactly as sent to the agent (a blob when large). */
+  body: string;
+  /** Its tokens, from its usage block; null when it has none. */
+  usage: RecordedUsage | null;
+  /** Its cost in dollars (decimal text), or null when unpriced. */
+  cost_usd: string | null;
+}
+
 /** Every event kind and its payload. */
 export interface EventPayloads {
   /** A trial began. */
@@ -386,6 +430,8 @@ export interface EventPayloads {
   "agent.oracle": AgentOraclePayload;
   /** The nop agent did nothing. */
   "agent.nop": Record<string, never>;
+  /** An installed agent's command ran. */
+  "agent.cmd": AgentCmdPayload;
   /** The loop began. */
   "loop.started": LoopStartedPayload;
   /** The context was compacted. */
@@ -414,4 +460,8 @@ export interface EventPayloads {
   "grading.finished": GradingFinishedPayload;
   /** The trial's verdict, closing its log. */
   "trial.verdict": TrialVerdictPayload;
+  /** A model call through the gateway. */
+  "gateway.call": GatewayCallPayload;
+  /** A gateway call's answer. */
+  "gateway.answer": GatewayAnswerPayload;
 }

@@ -5,12 +5,14 @@
  */
 import { ExitCode, UsageError } from "../../core/errors.ts";
 import { systemClock } from "../../core/system_clock.ts";
+import { CMD_PREFIX } from "../../agent/cmd_agent.ts";
 import { agentKind, AGENTS } from "../../eval/agent_registry.ts";
 import { setupLoopAgent } from "../../eval/loop_setup.ts";
 import { DEFAULT_REQUEST_TIMEOUT_MS } from "../../model/_http.ts";
 import { runEval } from "../../eval/run_eval.ts";
 import { loadSuite, selectTasks } from "../../task/load_suite.ts";
 import { type Command, HOME_OPTION, JSON_OPTION, taskPaths } from "../command.ts";
+import { agentFilesOption } from "../agent_files_option.ts";
 import { crashProcess } from "../crash_process.ts";
 import { count, fraction, MAX_CONCURRENCY, MAX_REPEAT, stringOption } from "../option_values.ts";
 import { progressDisplay } from "../progress.ts";
@@ -28,7 +30,15 @@ export const evalCommand: Command = {
     agent: {
       type: "string",
       valueName: "NAME",
-      description: `${AGENTS.map((agent) => agent.name).join(", ")} (default loop)`,
+      description: `${
+        AGENTS.map((agent) => agent.name).join(", ")
+      } (default loop), or cmd:COMMAND: an installed agent's command, run in the trial's container`,
+    },
+    "agent-files": {
+      type: "string",
+      valueName: "DIR",
+      description: "the installed agent's own program, mounted read-only at /verdict/agent",
+      path: "read",
     },
     model: {
       type: "string",
@@ -90,7 +100,8 @@ export const evalCommand: Command = {
     "API keys come from OPENAI_API_KEY and ANTHROPIC_API_KEY and are never recorded.",
   async run({ io, values, positionals }) {
     const agentName = stringOption(values, "agent") ?? "loop";
-    const kind = agentKind(agentName);
+    const installed = agentName.startsWith(CMD_PREFIX);
+    const kind = agentKind(agentName, { agentFiles: agentFilesOption(values, installed) });
     const minPassRate = fraction(values, "min-pass-rate");
     const repeat = count(values, "repeat", 1, 1, MAX_REPEAT);
     const concurrency = count(values, "concurrency", 4, 1, MAX_CONCURRENCY);

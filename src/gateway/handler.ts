@@ -1,0 +1,149 @@
+/**
+ * The gateway's HTTP handler, transport-agnostic (`(Request) => Response`, served on TCP or a
+ * Unix socket by whoever holds it): routes by path to the wire format, checks the trial's dummy
+ * key, numbers the calls from 1, asks the backend, and hands each exchange to the trial's hook
+ * before the agent sees the answer. Every refusal is an answer in the format's own error shape:
+ * 404 for an unknown path, 405 for a method other than POST, 401 for a wrong or missing key, 400
+ * naming the field for a malformed body, 502 when the backend fails.
+ *
+ * @module
+ */
+import type { GatewayAnswer, GatewayBackend, GatewayCall, WireFormat } from "./gateway.ts";
+import { chatCompletions } from "./chat_completions.ts";
+import { messages } from "./messages.ts";
+import { responses } from "./responses.ts";
+import type { WireCodec } from "./wire_codec.ts";
+import { WireRequestError } from "./_wire_fields.ts";
+
+/** The paths the gateway answers, and their formats. */
+export const GATEWAY_ROUTES: Readonly<Record<string, WireCodec>> = {
+  "/v1/chat/completions": chatCompletions,
+  "/v1/responses": responses,
+  "/v1/messages": messages,
+};
+
+/** The codec of each wire format. */
+export const WIRE_CODECS: Readonly<Record<WireFormat, WireCodec>> = {
+  chat_completions: chatCompletions,
+  responses,
+  messages,
+};
+
+/**
+ * Hears each exchange before the agent sees the answer, and may replace the answer (to refuse the
+ * call over a budget, say, with an error in the call's format: `WIRE_CODECS[call.format].error`).
+ * `failure` is what the backend threw, when it threw; the answer is then a 502 error.
+ */
+export type ExchangeHook = (
+  call: GatewayCall,
+  answer: GatewayAnswer,
+  failure?: unknown,
+) => GatewayAnswer | void | Promise<GatewayAnswer | void>;
+
+/** What a gateway handler is made from. */
+export interface GatewayHandlerOptions {
+  /** Answers the calls. */
+  backend: GatewayBackend;
+  /** The trial's dummy key: `Authorization: Bearer KEY` (OpenAI), `x-api-key` (Anthropic). */
+  key: string;
+  /** Hears each exchange (to record it); its returned answer, if any, replaces the backend's. */
+  onExchange?: ExchangeHook;
+}
+
+/**
+ * An HTTP handler. `signal` aborts the backend's work (the trial's deadline, or the agent gone);
+ * without one, a call runs to its end. (`request.signal` is not read: under `Deno.serve` it also
+ * fires once a response is delivered, and reading it prints a deprecation warning.)
+ */
+export type GatewayHandler = (request: Request, signal?: AbortSignal) => Promise<Response>;
+
+const NEVER: AbortSignal = new AbortController().signal;
+
+/**
+ * The gateway's handler for one trial.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { gatewayHandler } from "./handler.ts";
+ * const handler = gatewayHandler({
+ *   key: "dummy",
+ *   backend: { spec: "none", answer: () => Promise.reject(new Error("unused")) },
+ * });
+ * const refused = await handler(new Request("http://gateway/v1/chat/completions", {
+ *   method: "POST", body: "{}", headers: { authorization: "Bearer wrong" },
+ * }));
+ * assert(refused.status === 401);
+ * await refused.body?.cancel();
+ * ```
+ */
+export function gatewayHandler(options: GatewayHandlerOptions): GatewayHandler {
+  let calls = 0;
+  return async (request, signal = NEVER) => {
+    const path = new URL(request.url).pathname.replace(/\/+$/, "");
+    const codec = GATEWAY_ROUTES[path];
+    if (codec === undefined) {
+      await request.body?.cancel();
+      const shape = path.startsWith("/v1/messages") ? messages : chatCompletions;
+      return toResponse(shape.error(404, "not_found", `the gateway does not serve ${path}`));
+    }
+    if (request.method !== "POST") {
+      await request.body?.cancel();
+      return toResponse(
+        codec.error(405, "invalid_request", `${path} takes POST, not ${request.method}`),
+      );
+    }
+    if (presentedKey(codec, request.headers) !== options.key) {
+      await request.body?.cancel();
+      return toResponse(codec.error(401, "authentication", "invalid or missing API key"));
+    }
+    const body = await request.text();
+    let read;
+    try {
+      read = codec.read(JSON.parse(body));
+    } catch (error) {
+      const field = error instanceof WireRequestError ? error.field : "body";
+      const message = error instanceof WireRequestError ? error.message : "body is not valid JSON";
+      return toResponse(codec.error(400, "invalid_request", message, field));
+    }
+    const call: GatewayCall = {
+      number: ++calls,
+      format: codec.format,
+      stream: read.stream,
+      ...(read.streamUsage ? { streamUsage: true } : {}),
+      model: read.model,
+      body,
+      request: read.request,
+    };
+    let answer: GatewayAnswer;
+    let failure: unknown;
+    try {
+      answer = await options.backend.answer(call, signal);
+    } catch (error) {
+      failure = error;
+      answer = codec.error(502, "upstream", `the model backend failed: ${describe(error)}`);
+    }
+    const replacement = await options.onExchange?.(call, answer, failure);
+    return toResponse(replacement ?? answer);
+  };
+}
+
+/** The key the request presents: a bearer token, or (Anthropic) `x-api-key` first. */
+function presentedKey(codec: WireCodec, headers: Headers): string | null {
+  const bearer = headers.get("authorization")?.match(/^Bearer\s+(.+)$/i)?.[1] ?? null;
+  return codec.format === "messages" ? headers.get("x-api-key") ?? bearer : bearer;
+}
+
+function describe(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+function toResponse(answer: GatewayAnswer): Response {
+  return new Response(answer.body, {
+    status: answer.status,
+    headers: {
+      "content-type": answer.contentType,
+      ...(answer.contentType === "text/event-stream" ? { "cache-control": "no-cache" } : {}),
+    },
+  });
+}

@@ -1,0 +1,96 @@
+/**
+ * A gateway exchange as events of the trial's log: `gateway.call` (the request body as the agent
+ * sent it) and `gateway.answer` (the answer as the agent received it, its tokens and cost). The
+ * bodies are payload fields, so the event log keeps a large one in the blob store and chains its
+ * hash, and `verify` re-hashes it with every other blob the log references.
+ *
+ * @module
+ */
+import { formatUsd } from "../core/money.ts";
+import type { Expect, Same } from "../core/same_type.ts";
+import { all, type CatalogueEvent, EVENT, event } from "../store/event_catalogue.ts";
+import type { StoredEvent } from "../store/event_log.ts";
+import type { GatewayAnswerPayload, GatewayCallPayload } from "../store/event_payloads.ts";
+import type { Price } from "../model/prices.ts";
+import type { GatewayAnswer, GatewayCall, WireFormat } from "./gateway.ts";
+import { callCost } from "./ledger.ts";
+
+// The recorded format is the contract's: a format added to one and not the other fails `deno check`.
+type _FormatsMatch = Expect<Same<WireFormat, GatewayCallPayload["format"]>>;
+
+/**
+ * The events that record one exchange, for the trial's `record`.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { recordExchange } from "./recording.ts";
+ * import { SCRIPTED_PRICE } from "../model/prices.ts";
+ * const [call, answer] = recordExchange({
+ *   number: 1, format: "messages", stream: false, model: "m", body: "{}",
+ *   request: { system: "", messages: [], tools: [], maxOutputTokens: 1 },
+ * }, {
+ *   status: 200, contentType: "application/json", body: "{}",
+ *   usage: { input: 1000, cachedInput: 0, output: 0 },
+ * }, SCRIPTED_PRICE);
+ * assert.equal(call.kind, "gateway.call");
+ * assert.equal(answer.kind === "gateway.answer" && answer.payload.cost_usd, "0.001000000000");
+ * ```
+ */
+export function recordExchange(
+  call: GatewayCall,
+  answer: GatewayAnswer,
+  price: Price | null,
+): CatalogueEvent[] {
+  const cost = callCost(price, answer.usage);
+  return [
+    event(EVENT.gatewayCall, {
+      number: call.number,
+      format: call.format,
+      stream: call.stream,
+      model: call.model,
+      body: call.body,
+    }),
+    event(EVENT.gatewayAnswer, {
+      number: call.number,
+      status: answer.status,
+      content_type: answer.contentType,
+      body: answer.body,
+      usage: answer.usage,
+      cost_usd: cost === null ? null : formatUsd(cost, 12),
+    }),
+  ];
+}
+
+/** One recorded exchange, as read back from a log. */
+export interface RecordedExchange {
+  /** The call. */
+  call: GatewayCallPayload;
+  /** Its answer. */
+  answer: GatewayAnswerPayload;
+}
+
+/**
+ * The exchanges of a log, in the order of their calls' numbers; a call without an answer (the
+ * trial stopped while it was out) is left out.
+ *
+ * @throws {CorruptionError} when a gateway event is not in the shape this version reads.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { recordedExchanges } from "./recording.ts";
+ * assert.deepEqual(recordedExchanges([]), []);
+ * ```
+ */
+export function recordedExchanges(events: readonly StoredEvent[]): RecordedExchange[] {
+  const calls = new Map(
+    all(events, EVENT.gatewayCall).map(({ payload }) => [payload.number, payload]),
+  );
+  return all(events, EVENT.gatewayAnswer)
+    .flatMap(({ payload }) => {
+      const call = calls.get(payload.number);
+      return call ? [{ call, answer: payload }] : [];
+    })
+    .sort((a, b) => a.call.number - b.call.number);
+}

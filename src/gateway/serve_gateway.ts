@@ -1,0 +1,101 @@
+/**
+ * Serves a trial's gateway on a Unix socket, which a sidecar container reaches through a bind
+ * mount (`sidecar.ts`). The socket lives in a short folder of its own under
+ * {@linkcode GATEWAY_SOCKET_ROOT}, so that its path always fits the 108 bytes a Unix socket
+ * address allows, whatever the state folder's path.
+ *
+ * @module
+ */
+import { join } from "node:path";
+import { InfrastructureError } from "../core/errors.ts";
+
+/**
+ * Where every gateway's socket folder is made: short, so that a socket path always fits
+ * (`sun_path` holds 108 bytes), and named in the CLI's permission set (deno.json `verdict`).
+ */
+export const GATEWAY_SOCKET_ROOT = "/tmp/verdict-gateway";
+
+/** The name of the socket inside its folder. */
+export const GATEWAY_SOCKET_NAME = "gateway.sock";
+
+/** What answers the gateway's HTTP requests. */
+export type GatewayHandler = (request: Request) => Promise<Response>;
+
+/** A gateway being served. */
+export interface ServedGateway {
+  /** The folder that holds the socket (what a sidecar bind-mounts). */
+  readonly folder: string;
+  /** The socket's path. */
+  readonly socketPath: string;
+  /** Stops serving (requests under way are cut) and removes the socket and its folder. */
+  close(): Promise<void>;
+}
+
+/**
+ * Serves `handler` on a new socket in a fresh folder under `root` (default
+ * {@linkcode GATEWAY_SOCKET_ROOT}). The socket is open to every user (mode 0666), so that the
+ * unprivileged agent user of a container reaches it; the folder is readable by all and writable
+ * only by this process's user.
+ *
+ * @example
+ * ```ts ignore
+ * // Serving a Unix socket needs net access to `unix:PATH` (the doc tests' permission set has
+ * // none); tests/gateway/serve_gateway_test.ts runs this.
+ * import assert from "node:assert/strict";
+ * import { serveGateway } from "./serve_gateway.ts";
+ * const gateway = await serveGateway(() => Promise.resolve(new Response("hi")));
+ * const client = Deno.createHttpClient({ proxy: { transport: "unix", path: gateway.socketPath } });
+ * const answer = await fetch("http://gateway/v1/models", { client });
+ * assert.equal(await answer.text(), "hi");
+ * client.close();
+ * await gateway.close();
+ * ```
+ * @throws {InfrastructureError} when the socket cannot be made.
+ */
+export async function serveGateway(
+  handler: GatewayHandler,
+  root: string = GATEWAY_SOCKET_ROOT,
+): Promise<ServedGateway> {
+  let folder: string;
+  try {
+    await Deno.mkdir(root, { recursive: true });
+    // Shared like /tmp (each user's folders stay their own); another user's root stays as it is.
+    await Deno.chmod(root, 0o1777).catch(() => undefined);
+    folder = await Deno.makeTempDir({ dir: root, prefix: "g" });
+    await Deno.chmod(folder, 0o755);
+  } catch (error) {
+    throw new InfrastructureError(
+      `could not make a folder for the model gateway's socket in ${root}: ${String(error)}`,
+    );
+  }
+  const socketPath = join(folder, GATEWAY_SOCKET_NAME);
+  const controller = new AbortController();
+  let server: Deno.HttpServer<Deno.UnixAddr>;
+  try {
+    server = Deno.serve({
+      transport: "unix",
+      path: socketPath,
+      signal: controller.signal,
+      onListen: () => {},
+    }, handler);
+    await Deno.chmod(socketPath, 0o666);
+  } catch (error) {
+    await Deno.remove(folder, { recursive: true }).catch(() => undefined);
+    throw new InfrastructureError(
+      `could not serve the model gateway on ${socketPath}: ${String(error)}`,
+    );
+  }
+  let closing: Promise<void> | undefined;
+  return {
+    folder,
+    socketPath,
+    close() {
+      closing ??= (async () => {
+        controller.abort();
+        await server.finished.catch(() => undefined);
+        await Deno.remove(folder, { recursive: true }).catch(() => undefined);
+      })();
+      return closing;
+    },
+  };
+}

@@ -1,0 +1,193 @@
+import assert from "node:assert/strict";
+import { LogicalClock } from "../../src/core/clock.ts";
+import { InfrastructureError } from "../../src/core/errors.ts";
+import { SplitMix64 } from "../../src/core/rng.ts";
+import { systemClock } from "../../src/core/system_clock.ts";
+import { liveBackend, type LiveUpstream } from "../../src/gateway/live_backend.ts";
+import { DEFAULT_RETRY, type HttpDeps } from "../../src/model/_http.ts";
+import { ModelRejected, ModelUnavailable } from "../../src/model/model_errors.ts";
+import { gatewayCall } from "./_calls.ts";
+
+const KEY = "sk-real-0123456789-SECRET";
+
+type ModelRetryInfo = Parameters<NonNullable<HttpDeps["onRetry"]>>[0];
+const signal = () => AbortSignal.timeout(30_000);
+
+interface Received {
+  path: string;
+  headers: Headers;
+  body: string;
+}
+
+/** A loopback upstream: records each request, answers with the next reply (the last repeats). */
+function upstream(replies: Array<(request: Received) => Response | Promise<Response>>) {
+  const received: Received[] = [];
+  const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, async (request) => {
+    const got = {
+      path: new URL(request.url).pathname,
+      headers: request.headers,
+      body: await request.text(),
+    };
+    received.push(got);
+    return replies[Math.min(received.length, replies.length) - 1](got);
+  });
+  return {
+    url: `http://127.0.0.1:${server.addr.port}`,
+    received,
+    [Symbol.asyncDispose]: () => server.shutdown(),
+  };
+}
+
+function http(retries: ModelRetryInfo[] = [], clock = new LogicalClock()): HttpDeps {
+  return {
+    clock,
+    rng: new SplitMix64(3),
+    retry: DEFAULT_RETRY,
+    secrets: [],
+    onRetry: (retry) => retries.push(retry),
+  };
+}
+
+function openAi(url: string): LiveUpstream {
+  return { provider: "openai", model: "gpt-test", baseUrl: `${url}/v1`, apiKey: KEY };
+}
+
+Deno.test("live: the body goes upstream unchanged with the real key; a key the upstream echoes is redacted", async () => {
+  await using server = upstream([(request) =>
+    Response.json({
+      choices: [{
+        message: { role: "assistant", content: `you sent ${request.headers.get("authorization")}` },
+      }],
+      usage: {
+        prompt_tokens: 30,
+        completion_tokens: 4,
+        prompt_tokens_details: { cached_tokens: 10 },
+      },
+    })]);
+  const call = gatewayCall(1, "chat_completions", {
+    model: "gpt-test",
+    messages: [{ role: "user", content: "hi" }],
+  });
+  const answer = await liveBackend(openAi(server.url), http()).answer(call, signal());
+  const [received] = server.received;
+  assert.equal(received.path, "/v1/chat/completions");
+  assert.equal(received.headers.get("authorization"), `Bearer ${KEY}`);
+  assert.equal(received.body, call.body, "the agent's body, byte for byte");
+  assert.equal(answer.status, 200);
+  assert(!answer.body.includes(KEY), "the real key never reaches the agent");
+  assert.match(JSON.parse(answer.body).choices[0].message.content, /you sent Bearer \[redacted\]/);
+  assert.deepEqual(answer.usage, { input: 20, cachedInput: 10, output: 4 });
+});
+
+Deno.test("live: an Anthropic stream is read whole and answered with its usage", async () => {
+  const stream = [
+    `event: message_start\ndata: {"type":"message_start","message":{"usage":{"input_tokens":9,"output_tokens":1}}}\n\n`,
+    `event: message_delta\ndata: {"type":"message_delta","delta":{},"usage":{"output_tokens":6}}\n\n`,
+    `event: message_stop\ndata: {"type":"message_stop"}\n\n`,
+  ];
+  await using server = upstream([
+    () =>
+      new Response(ReadableStream.from(stream.map((part) => new TextEncoder().encode(part))), {
+        headers: { "content-type": "text/event-stream" },
+      }),
+  ]);
+  const backend = liveBackend(
+    { provider: "anthropic", model: "claude-test", baseUrl: server.url, apiKey: KEY },
+    http(),
+  );
+  const answer = await backend.answer(
+    gatewayCall(1, "messages", { model: "claude-test", stream: true, messages: [] }, true),
+    signal(),
+  );
+  const [received] = server.received;
+  assert.equal(received.path, "/v1/messages");
+  assert.equal(received.headers.get("x-api-key"), KEY);
+  assert.equal(received.headers.get("anthropic-version"), "2023-06-01");
+  assert.equal(answer.contentType, "text/event-stream");
+  assert.equal(answer.body, stream.join(""));
+  assert.deepEqual(answer.usage, { input: 9, cachedInput: 0, output: 6 });
+});
+
+Deno.test("live: a 400 is the agent's answer, as sent; a 401 is Verdict's key, never the agent's", async () => {
+  const refusal = JSON.stringify({
+    error: { message: "messages: required", type: "invalid_request_error" },
+  });
+  await using server = upstream([
+    () => new Response(refusal, { status: 400, headers: { "content-type": "application/json" } }),
+    (request) =>
+      Response.json({ error: { message: `bad key ${request.headers.get("authorization")}` } }, {
+        status: 401,
+      }),
+  ]);
+  const backend = liveBackend(openAi(server.url), http());
+  const call = gatewayCall(1, "responses", { model: "gpt-test" });
+  const answer = await backend.answer(call, signal());
+  assert.equal(answer.status, 400);
+  assert.equal(answer.body, refusal);
+  assert.equal(answer.usage, null);
+  const error = await backend.answer(call, signal()).then(() => undefined, (error) => error);
+  assert(error instanceof ModelRejected);
+  assert.equal(error.exitCode, 3);
+  assert(!error.message.includes(KEY), error.message);
+  assert.match(error.message, /HTTP 401.*bad key Bearer \[redacted\]/);
+});
+
+Deno.test("live: a 503 is retried with backoff on the injected clock; the retry is reported", async () => {
+  await using server = upstream([
+    () => new Response("overloaded", { status: 503 }),
+    () => Response.json({ object: "response", usage: { input_tokens: 5, output_tokens: 2 } }),
+  ]);
+  const retries: ModelRetryInfo[] = [];
+  const answer = await liveBackend(openAi(server.url), http(retries)).answer(
+    gatewayCall(1, "responses", { model: "gpt-test" }),
+    signal(),
+  );
+  assert.equal(answer.status, 200);
+  assert.equal(server.received.length, 2);
+  assert.equal(retries.length, 1);
+  assert.equal(retries[0].status, 503);
+  assert.deepEqual(answer.usage, { input: 5, cachedInput: 0, output: 2 });
+});
+
+Deno.test("live: a hung upstream is an infrastructure error after the request timeout, never the agent's", async () => {
+  const release = new AbortController();
+  await using server = upstream([
+    () =>
+      new Promise<Response>((resolve) =>
+        release.signal.addEventListener("abort", () => resolve(new Response("late")))
+      ),
+  ]);
+  const deps: HttpDeps = {
+    ...http(),
+    clock: systemClock,
+    requestTimeoutMs: 150,
+    retry: { maxAttempts: 2, maxTotalMs: 5_000, baseDelayMs: 10, maxDelayMs: 10 },
+  };
+  try {
+    const error = await liveBackend(openAi(server.url), deps).answer(
+      gatewayCall(1, "chat_completions", { model: "gpt-test" }),
+      signal(),
+    ).then(() => undefined, (error) => error);
+    assert(error instanceof ModelUnavailable && error instanceof InfrastructureError);
+    assert.equal(error.exitCode, 3);
+    assert.match(
+      error.message,
+      /after 2 attempts: no response within 0\.15 s \(--request-timeout\)/,
+    );
+    assert(!error.message.includes(KEY));
+    assert.equal(server.received.length, 2);
+  } finally {
+    release.abort();
+  }
+});
+
+Deno.test("live: a format the provider does not speak gets a 404 in the agent's format", async () => {
+  await using server = upstream([() => new Response("unreachable")]);
+  const answer = await liveBackend(openAi(server.url), http()).answer(
+    gatewayCall(1, "messages", { model: "claude" }),
+    signal(),
+  );
+  assert.equal(answer.status, 404);
+  assert.equal(JSON.parse(answer.body).error.type, "not_found_error");
+  assert.equal(server.received.length, 0);
+});

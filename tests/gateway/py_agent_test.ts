@@ -1,0 +1,183 @@
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { gatewayHandler } from "../../src/gateway/handler.ts";
+import { modelBackend } from "../../src/gateway/model_backend.ts";
+import { scriptedAgentModel } from "../../src/gateway/scripted_agent_model.ts";
+import { SplitMix64 } from "../../src/core/rng.ts";
+import { heuristicCounter } from "../../src/model/tokens.ts";
+import { loadTask } from "../../src/task/load_task.ts";
+import type { Task } from "../../src/task/task.ts";
+import { copyTree, PROJECT_ROOT, scratchDir } from "../_verdict.ts";
+
+const AGENT = join(PROJECT_ROOT, "tests/fixtures/agents/py_agent/agent.py");
+const KEY = "verdict-dummy-key-py-agent";
+
+/** Tasks with a python image, whose hidden tests the host's python3 and pytest can run. */
+const PYTHON_TASKS = [
+  "add-json-output",
+  "add-rate-limiter",
+  "add-ttl-cache",
+  "atomic-config-write",
+  "budget-small-fix",
+  "docs-service-config",
+  "fix-csv-quoting",
+  "fix-invoice-rounding",
+  "fix-parser-canary",
+  "fix-slugify",
+  "refactor-extract-settings",
+  "refactor-rename-api",
+];
+/** Shell tasks (busybox images): their hidden tests need /verdict/tests, so files are compared. */
+const SHELL_TASKS = ["shell-count-errors", "shell-fix-backup", "shell-rotate-logs"];
+
+interface AgentRun {
+  code: number;
+  stdout: string;
+  calls: number;
+  /** Input and output tokens of every answer, as the gateway records them. */
+  tokens: number;
+}
+
+/** Runs agent.py in `work` against a loopback gateway answered by the scripted agent model. */
+async function runAgent(task: Task, work: string, instructionFile: string): Promise<AgentRun> {
+  const model = await scriptedAgentModel({
+    task,
+    rng: new SplitMix64(0).stream(`trial/${task.id}/0`).stream("model"),
+    faults: 0,
+    counter: heuristicCounter,
+  });
+  let calls = 0;
+  let tokens = 0;
+  const handler = gatewayHandler({
+    backend: modelBackend(model),
+    key: KEY,
+    onExchange: (_call, answer) => {
+      calls++;
+      tokens += (answer.usage?.input ?? 0) + (answer.usage?.output ?? 0);
+    },
+  });
+  await using server = Deno.serve(
+    { hostname: "127.0.0.1", port: 0, onListen: () => {} },
+    (request) => handler(request),
+  );
+  const output = await new Deno.Command("python3", {
+    args: [AGENT],
+    cwd: work,
+    env: {
+      OPENAI_BASE_URL: `http://127.0.0.1:${server.addr.port}/v1`,
+      OPENAI_API_KEY: KEY,
+      VERDICT_INSTRUCTION_FILE: instructionFile,
+      PYTHONDONTWRITEBYTECODE: "1",
+    },
+  }).output();
+  return {
+    code: output.code,
+    stdout: new TextDecoder().decode(output.stdout) + new TextDecoder().decode(output.stderr),
+    calls,
+    tokens,
+  };
+}
+
+/** The task's hidden tests run by the host's python3 in `work`, as its test.sh runs them. */
+async function hiddenTests(task: Task, work: string): Promise<{ code: number; output: string }> {
+  const script = await Deno.readTextFile(join(task.dir, "tests/test.sh"));
+  const file = script.match(/\/verdict\/tests\/(\S+\.py)/)?.[1];
+  assert.ok(file, `${task.id}: test.sh names no test file`);
+  const output = await new Deno.Command("python3", {
+    args: [
+      "-I",
+      "-B",
+      "-m",
+      "pytest",
+      "-q",
+      "-p",
+      "no:cacheprovider",
+      join(task.dir, "tests", file),
+    ],
+    cwd: work,
+  }).output();
+  return {
+    code: output.code,
+    output: new TextDecoder().decode(output.stdout) + new TextDecoder().decode(output.stderr),
+  };
+}
+
+async function prepare(
+  id: string,
+  scratch: string,
+): Promise<{ task: Task; work: string; instruction: string }> {
+  const task = await loadTask(join(PROJECT_ROOT, "tasks", id));
+  const work = join(scratch, id, "work");
+  await copyTree(join(task.dir, "workspace"), work);
+  const instruction = join(scratch, id, "instruction.md");
+  await Deno.writeTextFile(instruction, task.instruction);
+  return { task, work, instruction };
+}
+
+Deno.test("the Python agent solves 12 python tasks through bash and write_file; their hidden tests pass", async () => {
+  await using scratch = await scratchDir("py-agent");
+  for (const id of PYTHON_TASKS) {
+    const { task, work, instruction } = await prepare(id, scratch.path);
+    const run = await runAgent(task, work, instruction);
+    assert.equal(run.code, 0, `${id}: ${run.stdout}`);
+    assert.match(run.stdout, /: done: The change is in place/, `${id}: ${run.stdout}`);
+    const tests = await hiddenTests(task, work);
+    assert.equal(tests.code, 0, `${id}: ${tests.output}`);
+    const budget = task.manifest.requires.max_total_tokens;
+    if (budget !== undefined) assert.ok(run.tokens <= budget, `${id}: ${run.tokens} tokens`);
+  }
+});
+
+Deno.test("the hidden tests fail on an untouched workspace (the agent's work is what passes them)", async () => {
+  await using scratch = await scratchDir("py-agent-none");
+  const { task, work } = await prepare("fix-slugify", scratch.path);
+  const tests = await hiddenTests(task, work);
+  assert.notEqual(tests.code, 0, tests.output);
+});
+
+Deno.test("the Python agent writes the solution of the shell tasks", async () => {
+  await using scratch = await scratchDir("py-agent-shell");
+  for (const id of SHELL_TASKS) {
+    const { task, work, instruction } = await prepare(id, scratch.path);
+    const run = await runAgent(task, work, instruction);
+    assert.equal(run.code, 0, `${id}: ${run.stdout}`);
+    for await (const entry of Deno.readDir(join(task.dir, "solution/files"))) {
+      assert.equal(
+        await Deno.readTextFile(join(work, entry.name)),
+        await Deno.readTextFile(join(task.dir, "solution/files", entry.name)),
+        `${id}: ${entry.name}`,
+      );
+    }
+  }
+});
+
+Deno.test("the Python agent stops with exit 1 when the gateway refuses its key", async () => {
+  await using scratch = await scratchDir("py-agent-key");
+  const { task, work, instruction } = await prepare("fix-slugify", scratch.path);
+  const handler = gatewayHandler({
+    backend: modelBackend(
+      await scriptedAgentModel({
+        task,
+        rng: new SplitMix64(0),
+        faults: 0,
+        counter: heuristicCounter,
+      }),
+    ),
+    key: "another-key",
+  });
+  await using server = Deno.serve(
+    { hostname: "127.0.0.1", port: 0, onListen: () => {} },
+    (request) => handler(request),
+  );
+  const output = await new Deno.Command("python3", {
+    args: [AGENT],
+    cwd: work,
+    env: {
+      OPENAI_BASE_URL: `http://127.0.0.1:${server.addr.port}/v1`,
+      OPENAI_API_KEY: KEY,
+      VERDICT_INSTRUCTION_FILE: instruction,
+    },
+  }).output();
+  assert.equal(output.code, 1);
+  assert.match(new TextDecoder().decode(output.stdout), /step 1: the model refused: HTTP 401/);
+});

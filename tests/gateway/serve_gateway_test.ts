@@ -1,0 +1,62 @@
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { InfrastructureError } from "../../src/core/errors.ts";
+import {
+  GATEWAY_SOCKET_NAME,
+  GATEWAY_SOCKET_ROOT,
+  serveGateway,
+} from "../../src/gateway/serve_gateway.ts";
+
+async function ask(socketPath: string, path: string): Promise<string> {
+  const client = Deno.createHttpClient({ proxy: { transport: "unix", path: socketPath } });
+  try {
+    const answer = await fetch(`http://gateway${path}`, { client, method: "POST", body: "hi" });
+    return await answer.text();
+  } finally {
+    client.close();
+  }
+}
+
+Deno.test("the gateway is served on a short socket open to every user, and gone once closed", async () => {
+  const gateway = await serveGateway(async (request) =>
+    new Response(`${new URL(request.url).pathname} ${await request.text()}`)
+  );
+  try {
+    assert.equal(gateway.socketPath, join(gateway.folder, GATEWAY_SOCKET_NAME));
+    assert(gateway.folder.startsWith(`${GATEWAY_SOCKET_ROOT}/`));
+    // sun_path holds 108 bytes, the terminating NUL included.
+    assert(new TextEncoder().encode(gateway.socketPath).length < 108);
+    assert.equal(Deno.statSync(gateway.socketPath).mode! & 0o777, 0o666);
+    assert.equal(Deno.statSync(gateway.folder).mode! & 0o777, 0o755);
+    assert.equal(await ask(gateway.socketPath, "/v1/responses"), "/v1/responses hi");
+  } finally {
+    await gateway.close();
+  }
+  assert.throws(() => Deno.statSync(gateway.folder), Deno.errors.NotFound);
+  await gateway.close(); // closing twice is fine
+});
+
+Deno.test("two gateways get two sockets", async () => {
+  const handler = () => Promise.resolve(new Response("a"));
+  const first = await serveGateway(handler);
+  const second = await serveGateway(handler);
+  try {
+    assert.notEqual(first.socketPath, second.socketPath);
+  } finally {
+    await Promise.all([first.close(), second.close()]);
+  }
+});
+
+Deno.test("a socket folder that cannot be made is an infrastructure error naming it", async () => {
+  const file = await Deno.makeTempFile({ dir: "/tmp" });
+  try {
+    await assert.rejects(
+      serveGateway(() => Promise.resolve(new Response("")), join(file, "under")),
+      (error) =>
+        error instanceof InfrastructureError && error.message.includes("model gateway's socket") &&
+        error.message.includes(file),
+    );
+  } finally {
+    await Deno.remove(file);
+  }
+});
