@@ -15,6 +15,7 @@ import { UsageError } from "../core/errors.ts";
 import type { LoopSetup } from "./loop_setup.ts";
 import type { LoopSettings } from "./loop_settings.ts";
 import type { CrashHook } from "./trial.ts";
+import type { TrialGatewayFactory } from "./trial_gateway.ts";
 
 /** What an agent needs, recorded in the run's configuration (`agent_needs`). */
 export interface AgentNeeds {
@@ -48,6 +49,8 @@ export interface BuiltAgent {
   crash?: CrashHook;
   /** The loop agent's setup (following and replaying a record), for the loop agent. */
   loop?: LoopSetup;
+  /** Each trial's model gateway, for an installed agent. */
+  gateway?: TrialGatewayFactory;
 }
 
 /** One agent of the registry. */
@@ -105,7 +108,16 @@ function cmdAgentKind(name: string, options: AgentOptions): AgentKind {
   return {
     name,
     needs: { model: true, solutions: false, gateway: true },
-    build: () => Promise.resolve({ agent, model: null, settings: null }),
+    build: async (loop) => {
+      const setup = await loop();
+      if (setup.gateway === undefined) {
+        throw new UsageError(
+          `--model ${setup.model} answers Verdict's own loop only; an installed agent needs ` +
+            `--model scripted or a provider's model (openai:MODEL, anthropic:MODEL)`,
+        );
+      }
+      return { agent, model: setup.model, settings: setup.settings, gateway: setup.gateway };
+    },
   };
 }
 
@@ -149,6 +161,7 @@ export function agentKind(name: string, options: AgentOptions = {}): AgentKind {
  * ```
  */
 export function recordedAgentKind(name: string, legacy = true): AgentKind | undefined {
+  if (name.startsWith(CMD_PREFIX) && name.length > CMD_PREFIX.length) return cmdAgentKind(name, {});
   const bare = legacy ? name.replace(/ \(tasks check\)$/, "") : name;
   return AGENTS.find((agent) => agent.name === bare);
 }

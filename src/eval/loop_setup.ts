@@ -28,7 +28,9 @@ import { BUILTIN_TOOLS } from "../tools/builtin_tools.ts";
 import type { LoopSettings } from "./loop_settings.ts";
 import { loadReplaySource } from "./replay_model.ts";
 import type { SessionDriver } from "./session_driver.ts";
+import { type GatewayModel, trialGateways } from "./gateway_setup.ts";
 import type { CrashHook } from "./trial.ts";
+import type { TrialGatewayFactory } from "./trial_gateway.ts";
 
 /** What the user chose for the loop agent. */
 export interface LoopChoices {
@@ -72,6 +74,11 @@ export interface LoopSetup {
   following(driver: SessionDriver): Agent;
   /** The same agent answered only by a record (replay); `liveTools` runs the tools for real. */
   replaying(driver: SessionDriver, liveTools: boolean): Agent;
+  /**
+   * Each trial's model gateway, for an installed agent: the same model and prices behind the
+   * gateway; undefined for `replay:` models, which answer Verdict's own loop only.
+   */
+  gateway?: TrialGatewayFactory;
 }
 
 /**
@@ -119,7 +126,9 @@ export async function setupLoopAgent(
 
   let baseUrl: string | null = null;
   let createModel: (context: Parameters<Agent["run"]>[0]) => Promise<Model>;
+  let gatewayModel: GatewayModel | undefined;
   if (spec.kind === "scripted") {
+    gatewayModel = { kind: "scripted", faults: spec.faults };
     createModel = (context) =>
       scriptedModel({
         task: context.task,
@@ -142,6 +151,15 @@ export async function setupLoopAgent(
       );
     }
     const url = baseUrl;
+    gatewayModel = {
+      kind: "live",
+      upstream: { provider: spec.kind, model: spec.model, baseUrl: url, apiKey },
+      http: {
+        clock: choices.clock,
+        retry: DEFAULT_RETRY,
+        requestTimeoutMs: choices.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS,
+      },
+    };
     createModel = (context) => {
       const http = {
         clock: choices.clock,
@@ -197,6 +215,7 @@ export async function setupLoopAgent(
         createModel: async (context) => driver.wrapModel(await createModel(context)),
         runTool: driver.runTool(true),
       }),
+    gateway: gatewayModel && trialGateways(gatewayModel, price),
     replaying: (driver, liveTools) =>
       loopAgent({
         ...options,

@@ -80,7 +80,8 @@ export function resumeRun(
     prepare: async ({ owner }) => {
       const tasks = await recordedTasks(run.id, config, choices);
       // The agent as the run recorded it: the loop rebuilt from its model and settings.
-      const built = await agentKind(config.agent).build(() => deps.loopSetup(config, tasks));
+      const built = await agentKind(config.agent, { agentFiles: config.agent_files })
+        .build(() => deps.loopSetup(config, tasks));
       if (built.loop) requireRecordedSettings(run.id, config, built.loop);
       const staged = new Map(
         (await Promise.all(tasks.map((task) => stageTask(task, config.settings?.policy))))
@@ -122,7 +123,12 @@ export function resumeRun(
         plans,
         pool: { seed: config.seed, concurrency: config.concurrency },
         // Grade as the run was graded before it was interrupted.
-        deps: { agent: built.agent, crash: built.crash, waiveModelOnly: config.waive_model_only },
+        deps: {
+          agent: built.agent,
+          crash: built.crash,
+          waiveModelOnly: config.waive_model_only,
+          gateway: built.gateway,
+        },
         cleanedUp: [],
         resumeFor,
       };

@@ -9,6 +9,7 @@
  *
  * @module
  */
+import { installedAgent } from "../agent/cmd_agent.ts";
 import { join } from "node:path";
 import { InfrastructureError } from "../core/errors.ts";
 import { VERSION } from "../core/version.ts";
@@ -110,6 +111,8 @@ export async function runEval(request: EvalRequest, deps: EvalDeps): Promise<Eva
     // Grading waives model-only requirements (tasks check): `resume` must grade the same way.
     ...(deps.waiveModelOnly ? { waive_model_only: true } : {}),
   };
+  // An installed agent's own files: a resumed trial mounts them again.
+  const agentFiles = installedAgent(deps.agent)?.files;
   let attempt = 1;
   try {
     return await driveRun({
@@ -129,6 +132,7 @@ export async function runEval(request: EvalRequest, deps: EvalDeps): Promise<Eva
           task_dirs: Object.fromEntries(tasks.map((task) => [task.id, task.dir])),
           categories: Object.fromEntries(tasks.map((task) => [task.id, task.manifest.category])),
           agent_needs: kind.needs,
+          ...(agentFiles ? { agent_files: agentFiles } : {}),
         };
         const staged = await Promise.all(
           tasks.map((task) => stageTask(task, request.settings?.policy)),
@@ -146,7 +150,12 @@ export async function runEval(request: EvalRequest, deps: EvalDeps): Promise<Eva
         return {
           plans,
           pool: { seed: request.seed, concurrency: request.concurrency },
-          deps: { agent: deps.agent, waiveModelOnly: deps.waiveModelOnly, crash: deps.crash },
+          deps: {
+            agent: deps.agent,
+            waiveModelOnly: deps.waiveModelOnly,
+            crash: deps.crash,
+            gateway: deps.gateway,
+          },
           cleanedUp: await removeLeftovers(deps.sandbox, runsDir, owner),
         };
       },

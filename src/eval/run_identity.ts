@@ -58,6 +58,8 @@ export interface RecordedRunConfig extends Experiment {
   categories: Record<string, string>;
   /** What the agent needs (absent in 0.1.0 records: the registry's entry for `agent` says). */
   agent_needs?: AgentNeeds;
+  /** An installed agent's own files (`--agent-files DIR`), mounted again on resume. */
+  agent_files?: string;
 }
 
 /**
@@ -88,6 +90,7 @@ const RUN_CONFIG_SCHEMA = z.object({
   task_dirs: z.record(z.string(), z.string()),
   categories: z.record(z.string(), z.string()),
   agent_needs: AGENT_NEEDS_SCHEMA.optional(),
+  agent_files: z.string().optional(),
 });
 type _SchemaMatchesRunConfig = Expect<
   Same<z.output<typeof RUN_CONFIG_SCHEMA>, RecordedRunConfig>

@@ -29,6 +29,7 @@ import {
   type TrialPlan,
   type TrialStart,
 } from "./trial.ts";
+import type { TrialGatewayFactory } from "./trial_gateway.ts";
 
 /** Hears about a run as it goes. */
 export interface Progress {
@@ -68,6 +69,8 @@ export interface RunDeps {
   waiveModelOnly?: boolean;
   /** Fault injection (the scripted model's crash knob). */
   crash?: CrashHook;
+  /** Each trial's model gateway, for an installed agent. */
+  gateway?: TrialGatewayFactory;
 }
 
 /** A run's folder, taken and locked for this process. */
@@ -85,7 +88,7 @@ export interface PreparedRun {
   /** Trials at once and the seed. */
   pool: Omit<PoolSettings, "owner">;
   /** The agent, and how grading treats model-only requirements. */
-  deps: Pick<RunDeps, "agent" | "waiveModelOnly" | "crash">;
+  deps: Pick<RunDeps, "agent" | "waiveModelOnly" | "crash" | "gateway">;
   /** The runs whose leftover containers were removed before this one started. */
   cleanedUp: string[];
   /** Where an interrupted trial picks up (resume). */
@@ -118,7 +121,7 @@ export interface RunSteps {
  */
 export async function driveRun(
   steps: RunSteps,
-  deps: Omit<RunDeps, "agent" | "waiveModelOnly" | "crash">,
+  deps: Omit<RunDeps, "agent" | "waiveModelOnly" | "crash" | "gateway">,
 ): Promise<EvalOutcome> {
   const { store } = steps;
   const runsDir = join(steps.home, "runs");
@@ -248,6 +251,7 @@ export async function runPool(
           owner: settings.owner,
           waiveModelOnly: deps.waiveModelOnly,
           crash: deps.crash,
+          gateway: deps.gateway,
         }, from);
         cleanups.push(cleanup);
         deps.progress.trialFinished(record, ++done, plans.length);

@@ -18,6 +18,7 @@ import {
   socketMount,
   startForwarder,
 } from "../gateway/sidecar.ts";
+import type { GatewayLedger } from "../gateway/ledger.ts";
 import type { ContainerSpec } from "../sandbox/sandbox.ts";
 import type { CatalogueEvent } from "../store/event_catalogue.ts";
 import type { TrialPlan } from "./trial.ts";
@@ -35,16 +36,34 @@ export interface GatewayTrial {
   storeBlob(text: string): string;
   /** Aborts when the run is interrupted. */
   signal: AbortSignal;
+  /** The trial's seeded random stream (a scripted model draws from it). */
+  rng: Rng;
+}
+
+/** A trial's gateway: its HTTP handler, and the ledger of what its calls used. */
+export interface TrialGateway {
+  /** Answers the agent's calls. */
+  handler: GatewayHandler;
+  /** Counts the calls' tokens and cost, and the budget that stopped the agent, if one did. */
+  ledger: GatewayLedger;
 }
 
 /**
  * Makes the HTTP handler of one trial's gateway (the eval supplies it: the backend `--model`
  * names, the recording and the budgets, around `gatewayHandler`).
  */
-export type TrialGatewayFactory = (trial: GatewayTrial) => GatewayHandler;
+export type TrialGatewayFactory = (trial: GatewayTrial) => Promise<TrialGateway>;
 
 /** The part of the agent's container spec that an installed agent's surroundings decide. */
 export type AgentContainerSetup = Partial<Pick<ContainerSpec, "network" | "env" | "mounts">>;
+
+/** An opened gateway: how the agent's container is started, and the gateway's ledger. */
+export interface OpenedGateway {
+  /** The container setup. */
+  setup: AgentContainerSetup;
+  /** The ledger. */
+  ledger: GatewayLedger;
+}
 
 /**
  * The trial's dummy key: what the agent's container holds instead of a provider's key, drawn from
@@ -97,7 +116,7 @@ export function gatewayEnvironment(key: string): Record<string, string> {
 export async function openTrialGateway(
   scope: TrialScope,
   agent: InstalledAgent,
-): Promise<AgentContainerSetup> {
+): Promise<OpenedGateway> {
   const { plan, deps } = scope;
   if (deps.gateway === undefined) {
     throw new InfrastructureError(
@@ -105,12 +124,13 @@ export async function openTrialGateway(
     );
   }
   const key = trialDummyKey(deps.rng);
-  const handler = deps.gateway({
+  const { handler, ledger } = await deps.gateway({
     plan,
     key,
     record: scope.record,
     storeBlob: (text) => deps.store.blobs.putText(text),
     signal: deps.signal,
+    rng: deps.rng,
   });
   const served = await serveGateway(handler);
   scope.onRemove(() => served.close());
@@ -120,11 +140,12 @@ export async function openTrialGateway(
     mounts: [socketMount(served.folder)],
   });
   await startForwarder(sidecar, deps.signal);
-  return {
+  const setup: AgentContainerSetup = {
     network: `container:${sidecar.id}`,
     env: gatewayEnvironment(key),
     mounts: agent.files === null
       ? []
       : [{ source: agent.files, target: AGENT_FILES_MOUNT, readOnly: true }],
   };
+  return { setup, ledger };
 }

@@ -7,6 +7,7 @@
  *
  * @module
  */
+import type { GatewayLedger } from "../gateway/ledger.ts";
 import { posix } from "node:path";
 import type { AgentOutcome } from "../agent/agent.ts";
 import { installedAgent } from "../agent/cmd_agent.ts";
@@ -68,6 +69,8 @@ export interface Begun {
   grader: Promise<SandboxContainer>;
   /** A second, separate grader for the canary, when the task has one. */
   canaryGrader?: Promise<SandboxContainer>;
+  /** The ledger of the trial's model gateway, for an installed agent that reached one. */
+  ledger?: GatewayLedger;
 }
 
 /** The sealed end state. */
@@ -210,7 +213,8 @@ export async function begin(scope: TrialScope, from: TrialStart): Promise<Begun>
     : undefined;
   // The image builds while the gateway opens; a failure to open it leaves the build unawaited.
   agentImage?.catch(() => undefined);
-  if (installed && needsContainer) setup = await openTrialGateway(scope, installed);
+  let ledger: GatewayLedger | undefined;
+  if (installed && needsContainer) ({ setup, ledger } = await openTrialGateway(scope, installed));
   if (from.phase === "begin") {
     agent = await scope.start("agent", agentImage!, setup);
   } else {
@@ -243,7 +247,7 @@ export async function begin(scope: TrialScope, from: TrialStart): Promise<Begun>
       entries: staged.initial.entries.length,
     })]);
   }
-  return { agent, grader, canaryGrader };
+  return { agent, grader, canaryGrader, ledger };
 }
 
 /**
@@ -261,7 +265,7 @@ export async function runAgent(
   const { workdir, limits } = task.manifest;
   const container = begun.agent!;
   const resumed = from.phase === "agent";
-  const outcome = await (resumed ? from.agent : deps.agent).run({
+  const ran = await (resumed ? from.agent : deps.agent).run({
     task,
     session: plan.session,
     container,
@@ -277,6 +281,7 @@ export async function runAgent(
     resumed,
     signal: deps.signal,
   });
+  const outcome = begun.ledger ? withGatewayAccount(ran, begun.ledger) : ran;
   scope.record([event(EVENT.agentStopped, outcomePayload(outcome))]);
   return outcome;
 }
@@ -355,6 +360,21 @@ export function finish(scope: TrialScope, result: TrialRecord): void {
     scope.record([event(EVENT.trialVerdict, chainedSummary(result))]);
     store.runs.finishSession(scope.plan.session, result);
   });
+}
+
+/**
+ * An installed agent's outcome with what its gateway counted: its model calls are its steps, their
+ * tokens and cost are its own, and a budget the gateway enforced is why it stopped.
+ */
+function withGatewayAccount(outcome: AgentOutcome, ledger: GatewayLedger): AgentOutcome {
+  const stop = ledger.stop;
+  return {
+    ...outcome,
+    stopReason: stop ? stop.reason : outcome.stopReason,
+    ...(stop ? { detail: stop.detail } : {}),
+    tokens: ledger.totals.tokens,
+    counters: { ...outcome.counters, ...ledger.counters },
+  };
 }
 
 /** Each seal refuses, as the agent's failure, an end state past the task's limits. */

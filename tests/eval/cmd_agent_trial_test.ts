@@ -4,6 +4,7 @@
  * the dummy key (never the real one), fixes a task, is killed at the deadline, and starts over
  * when an interrupted trial is resumed.
  */
+import { GatewayLedger } from "../../src/gateway/ledger.ts";
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { cmdAgent } from "../../src/agent/cmd_agent.ts";
@@ -94,12 +95,16 @@ async function harness(name: string, timeoutS?: number): Promise<Harness> {
   storeSnapshot(store.blobs, staged.initial);
   const plan: TrialPlan = { run, session: `${run}-s`, staged, repeat: 0 };
   const calls: Harness["calls"] = [];
-  const gateway = (trial: GatewayTrial) => async (request: Request) => {
-    const body = await request.text();
-    const authorized = request.headers.get("authorization") === `Bearer ${trial.key}`;
-    calls.push({ path: new URL(request.url).pathname, authorized, body });
-    return Response.json({ answered: new URL(request.url).pathname, authorized });
-  };
+  const gateway = (trial: GatewayTrial) =>
+    Promise.resolve({
+      ledger: new GatewayLedger(null),
+      handler: async (request: Request) => {
+        const body = await request.text();
+        const authorized = request.headers.get("authorization") === `Bearer ${trial.key}`;
+        calls.push({ path: new URL(request.url).pathname, authorized, body });
+        return Response.json({ answered: new URL(request.url).pathname, authorized });
+      },
+    });
   return {
     store,
     plan,

@@ -3,6 +3,7 @@
  * sidecar started before the agent's container, which joins the sidecar's network with the
  * gateway's environment and the agent's files; all of it goes with the trial.
  */
+import { GatewayLedger } from "../../src/gateway/ledger.ts";
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { cmdAgent } from "../../src/agent/cmd_agent.ts";
@@ -48,7 +49,10 @@ async function fixture(exec?: ConstructorParameters<typeof MemorySandbox>[0]) {
     owner: OWNER,
     gateway: (trial) => {
       trials.push(trial);
-      return () => Promise.resolve(new Response(`key ${trial.key}`));
+      return Promise.resolve({
+        ledger: new GatewayLedger(null),
+        handler: () => Promise.resolve(new Response(`key ${trial.key}`)),
+      });
     },
   };
   return { store, sandbox, plan, deps, trials };

@@ -165,6 +165,7 @@ export const evalCommand: Command = {
             progress,
             agent: setup.agent,
             crash: setup.crash,
+            gateway: setup.gateway,
           },
         ));
       progress.done();
