@@ -182,7 +182,8 @@ export { type EvalDeps, type EvalRequest, runEval } from "./src/eval/run_eval.ts
 export type { EvalOutcome, Progress, RunDeps } from "./src/eval/run_lifecycle.ts";
 export type { LoopSettings, ReplaySettings } from "./src/eval/loop_settings.ts";
 export type { AgentNeeds } from "./src/eval/agent_registry.ts";
-export type { CrashHook } from "./src/eval/trial.ts";
+export type { CrashHook, TrialPlan } from "./src/eval/trial.ts";
+export type { StagedTask } from "./src/eval/staged_task.ts";
 export { type ResumeChoices, type ResumeDeps, resumeRun } from "./src/eval/resume.ts";
 export type { Difference } from "./src/core/first_difference.ts";
 export { type ReplayDeps, replayRun, type SessionReplay } from "./src/eval/replay.ts";
@@ -257,3 +258,23 @@ export { decideGate, type Gate, type GateOutcome, parseGate } from "./src/stats/
 export { renderComparisonHtml, renderHtml } from "./src/report/html.ts";
 export { renderMarkdown } from "./src/report/markdown.ts";
 export { writeRunReports } from "./src/report/run_reports.ts";
+
+// The model gateway: what answers an installed agent's model calls in each trial.
+export type { GatewayTrial, TrialGateway, TrialGatewayFactory } from "./src/eval/trial_gateway.ts";
+export { GatewayLedger, type LedgerStop, type LedgerTotals } from "./src/gateway/ledger.ts";
+export type { GatewayHandler } from "./src/gateway/serve_gateway.ts";
+export type {
+  GatewayAnswer,
+  GatewayBackend,
+  GatewayCall,
+  WireFormat,
+} from "./src/gateway/gateway.ts";
+
+// Workspaces as a staged trial holds them.
+export type {
+  SealedTree,
+  Snapshot,
+  SnapshotChange,
+  SnapshotEntry,
+} from "./src/sandbox/snapshot.ts";
+export type { TreeEntry } from "./src/task/file_tree.ts";

@@ -68,6 +68,8 @@ export interface LoopSetup {
   model: string;
   /** Settings that shape trajectories, without secrets: recorded and part of the run id. */
   settings: LoopSettings;
+  /** What a model call costs; null when its cost is unknown (`--no-cost`). */
+  price: Price | null;
   /** The crash knob's hook, for the trial's own crash point (`grading`). */
   crash?: CrashHook;
   /** The same agent, following a recorded session first (resume). */
@@ -215,6 +217,7 @@ export async function setupLoopAgent(
         createModel: async (context) => driver.wrapModel(await createModel(context)),
         runTool: driver.runTool(true),
       }),
+    price,
     gateway: gatewayModel && trialGateways(gatewayModel, price),
     replaying: (driver, liveTools) =>
       loopAgent({

@@ -18,7 +18,10 @@ import type { RunRecord, SessionRecord } from "../store/run_table.ts";
 import type { Store } from "../store/store.ts";
 import { loadTask } from "../task/load_task.ts";
 import type { Task } from "../task/task.ts";
+import type { Clock } from "../core/clock.ts";
+import { agentKind } from "./agent_registry.ts";
 import type { LoopSetup } from "./loop_setup.ts";
+import { replayInstalled } from "./replay_installed.ts";
 import { type RunConfig, runConfig } from "./run_identity.ts";
 import { SessionDivergence, sessionDriver } from "./session_driver.ts";
 import { type StagedTask, stageTask } from "./staged_task.ts";
@@ -54,8 +57,10 @@ export interface ReplayDeps {
   store: Store;
   /** Builds the loop agent as recorded; called once per task (see {@linkcode replayRun}). */
   loopSetup(config: RunConfig, task: Task): Promise<LoopSetup>;
-  /** The container engine, for `live`. */
+  /** The container engine: for `live`, and for an installed agent's sessions. */
   sandbox?: Sandbox;
+  /** The clock (an installed agent's replayed trial runs on it). */
+  clock: Clock;
   /** Run the tools again and compare their results. */
   live: boolean;
 }
@@ -129,10 +134,13 @@ async function replaySession(
   if (!config.agent_needs.model) {
     return { ...base, status: "skipped", note: `the ${config.agent} agent has no model to replay` };
   }
+  const dir: string | undefined = config.task_dirs[session.task];
+  if (config.agent_needs.gateway && dir !== undefined) {
+    return await replayInstalledSession(run, config, session, events, deps, dir, base);
+  }
   if (!has(events, EVENT.loopStarted)) {
     return { ...base, status: "skipped", note: "the session never reached the agent" };
   }
-  const dir: string | undefined = config.task_dirs[session.task];
   if (dir === undefined) {
     return { ...base, status: "skipped", note: "the run does not record its task folders" };
   }
@@ -197,6 +205,46 @@ async function replaySession(
   } finally {
     await container?.remove().catch(() => undefined);
   }
+}
+
+/** An installed agent's session: run again against its record (see `replay_installed.ts`). */
+async function replayInstalledSession(
+  run: RunRecord,
+  config: RunConfig,
+  session: SessionRecord,
+  events: StoredEvent[],
+  deps: ReplayDeps,
+  dir: string,
+  base: Pick<SessionReplay, "session" | "task" | "repeat" | "steps">,
+): Promise<SessionReplay> {
+  if (deps.sandbox === undefined) {
+    return { ...base, status: "skipped", note: "an installed agent is replayed in a container" };
+  }
+  const task = await loadTask(dir);
+  const setup = await deps.loopSetup(config, task);
+  const built = await agentKind(config.agent, { agentFiles: config.agent_files })
+    .build(() => Promise.resolve(setup));
+  const outcome = await replayInstalled({
+    run,
+    seed: config.seed,
+    session,
+    events,
+    staged: await stageTask(task, config.settings?.policy),
+    agent: built.agent,
+    price: setup.price,
+    sandbox: deps.sandbox,
+    clock: deps.clock,
+  });
+  if (outcome.divergence) {
+    return {
+      ...base,
+      steps: outcome.calls,
+      status: "diverged",
+      step: outcome.divergence.call,
+      reason: outcome.divergence.reason,
+    };
+  }
+  return { ...base, steps: outcome.calls, status: "identical" };
 }
 
 /**

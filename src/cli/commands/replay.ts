@@ -28,7 +28,9 @@ export const replayCommand: Command = {
     ...HOME_OPTION,
   },
   positionals: { min: 1, max: 1 },
-  details: "Without --live no model is called and no container is started. Exits 0 when every\n" +
+  details: "No model is called. Without --live, Verdict's own loop starts no container; an\n" +
+    "installed agent (cmd:) runs again in a fresh container, answered from its record.\n" +
+    "Exits 0 when every\n" +
     "session is identical, 1 naming the session, step, JSON path, expected and actual value,\n" +
     "and 1 when a session is unfinished (resume the run first).",
   async run({ io, values, positionals }) {
@@ -39,7 +41,10 @@ export const replayCommand: Command = {
       const reports = await replayRun(run, sessions, {
         store,
         live,
-        sandbox: live ? sandboxFromEnv(io) : undefined,
+        // An installed agent's sessions run again in containers; the loop's need none
+        // without --live (the engine is not called then).
+        sandbox: sandboxFromEnv(io),
+        clock: systemClock,
         loopSetup: (config: RunConfig, task) =>
           setupLoopAgent({
             ...recordedChoices(config),
