@@ -132,6 +132,13 @@ Deno.test("live mode: the upstream gets the real key, the container and the stat
   assert(!(result.stdout + result.stderr).includes(realKey));
   const verified = await runVerdict(["verify", run, "--home", home.path]);
   assert.equal(verified.code, 0, verified.stdout + verified.stderr);
+
+  // The run replays from its record alone: the upstream is gone, and no key is given.
+  await upstream[Symbol.asyncDispose]();
+  const replayed = await runVerdict(["replay", run, "--home", home.path]);
+  assert.equal(replayed.code, 0, replayed.stdout + replayed.stderr);
+  assert.match(replayed.stdout, /identical \(1 identical, 0 diverged, 0 skipped\)/);
+  assert.equal(upstream.received.length, 1);
 });
 
 Deno.test("a token budget stops a cmd agent that keeps calling: the next call gets HTTP 400, the stop reason is budget", async () => {
