@@ -7,6 +7,8 @@
  *
  * @module
  */
+import { fromAnthropicResponse } from "../model/anthropic.ts";
+import { fromOpenAiResponse } from "../model/openai.ts";
 import type { ModelResponse } from "../model/model.ts";
 import { diffSnapshots, loadSnapshot, type SnapshotEntry } from "../sandbox/snapshot.ts";
 import { EVENT, type EventPayload, first, has, last, readEvent } from "../store/event_catalogue.ts";
@@ -25,6 +27,8 @@ export interface TrajectoryCall {
   decision?: { allowed: boolean; rule: number | null; reason: string };
   /** The result. */
   result?: { content: string; is_error: boolean; cached?: boolean; outcome_unknown?: boolean };
+  /** An installed agent's own tool: run by the agent, outside Verdict's policy and record. */
+  by_agent?: true;
 }
 
 /** One step. */
@@ -146,12 +150,20 @@ export function readTrajectory(
         break;
       case EVENT.gatewayAnswer: {
         const { number, status, usage, cost_usd } = event.payload;
+        const call = gatewayCalls.get(number);
+        const turn = call && answeredTurn(call, event.payload);
+        const summary = gatewayStepSummary(call, status);
         trajectory.steps.push({
           step: number,
-          content: gatewayStepSummary(gatewayCalls.get(number), status),
+          content: turn?.content ? `${summary}\n${turn.content}` : summary,
           usage: usage ?? { input: 0, cachedInput: 0, output: 0 },
           cost_usd,
-          calls: [],
+          calls: (turn?.toolCalls ?? []).map((tool) => ({
+            id: tool.id,
+            tool: tool.name,
+            arguments: tool.arguments,
+            by_agent: true as const,
+          })),
         });
         break;
       }
@@ -215,6 +227,24 @@ function gatewayStepSummary(
     ? `${call.format} call${call.stream ? " (streamed)" : ""} for ${call.model}`
     : "model call";
   return `${what}: HTTP ${status}`;
+}
+
+/**
+ * What the model said in a gateway answer, when it is a plain JSON answer in a format Verdict's
+ * provider clients read (Chat Completions, Messages); undefined for streams, Responses and errors,
+ * which the step's summary line describes.
+ */
+function answeredTurn(
+  call: EventPayload<typeof EVENT.gatewayCall>,
+  answer: EventPayload<typeof EVENT.gatewayAnswer>,
+): ModelResponse | undefined {
+  if (call.stream || answer.status !== 200 || call.format === "responses") return undefined;
+  try {
+    const body = JSON.parse(answer.body);
+    return call.format === "messages" ? fromAnthropicResponse(body) : fromOpenAiResponse(body);
+  } catch {
+    return undefined;
+  }
 }
 
 function instructionOf(store: Store, first: string | undefined): string | null {

@@ -52,7 +52,9 @@ export function trajectoryText(trajectory: Trajectory): string {
       } in, ${step.usage.output} out${cost}): ${step.content}`,
     );
     for (const call of step.calls) {
-      const decision = call.decision
+      const decision = call.by_agent
+        ? "run by the agent"
+        : call.decision
         ? call.decision.allowed ? "allowed" : `DENIED: ${call.decision.reason}`
         : "not run";
       lines.push(`  → ${call.tool} ${call.arguments}  [${decision}]`);

@@ -72,6 +72,15 @@ Deno.test("a replay of an installed agent whose program changed diverges at its 
   const evaluated = await runVerdict(["eval", "tasks/fix-slugify", "--seed", "32", ...args]);
   assert.equal(evaluated.code, 0, evaluated.stdout + evaluated.stderr);
   const run = runIdOf(evaluated.stdout);
+  // The model turns read back: each answer's text and the agent's own tool calls.
+  const results = JSON.parse(
+    await Deno.readTextFile(join(home.path, "runs", run, "results.json")),
+  );
+  const shown = await runVerdict(["show", results.trials[0].session, "--home", home.path]);
+  assert.equal(shown.code, 0, shown.stderr);
+  assert.match(shown.stdout, /step 1 \(\d+ in, \d+ out, \$[\d.]+\): chat_completions call/);
+  assert.match(shown.stdout, /→ write_file \{"path":"textkit\/slug\.py".*\[run by the agent\]/);
+
   const program = join(files, "agent.py");
   const source = await Deno.readTextFile(program);
   const changed = source.replace(/"content": instruction/, '"content": instruction + "!"');
