@@ -97,7 +97,17 @@ export function gatewayHandler(options: GatewayHandlerOptions): GatewayHandler {
       await request.body?.cancel();
       return toResponse(codec.error(401, "authentication", "invalid or missing API key"));
     }
-    const body = await request.text();
+    const body = await boundedText(request, MAX_REQUEST_BYTES);
+    if (body === null) {
+      return toResponse(
+        codec.error(
+          413,
+          "invalid_request",
+          `the request body is larger than ${MAX_REQUEST_BYTES / 1024 / 1024} MiB`,
+          "body",
+        ),
+      );
+    }
     let read;
     try {
       read = codec.read(JSON.parse(body));
@@ -126,6 +136,34 @@ export function gatewayHandler(options: GatewayHandlerOptions): GatewayHandler {
     const replacement = await options.onExchange?.(call, answer, failure);
     return toResponse(replacement ?? answer);
   };
+}
+
+/**
+ * The largest request body the gateway reads, 32 MiB: far past any model's context window, and a
+ * bound on what an agent can make Verdict's process hold.
+ */
+export const MAX_REQUEST_BYTES = 32 * 1024 * 1024;
+
+/** The body as text, or null (the rest left unread) once it passes `limit` bytes. */
+async function boundedText(request: Request, limit: number): Promise<string | null> {
+  if (request.body === null) return "";
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for await (const chunk of request.body) {
+    size += chunk.byteLength;
+    if (size > limit) {
+      await request.body.cancel().catch(() => undefined);
+      return null;
+    }
+    chunks.push(chunk);
+  }
+  const bytes = new Uint8Array(size);
+  let offset = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  return new TextDecoder().decode(bytes);
 }
 
 /** The key the request presents: a bearer token, or (Anthropic) `x-api-key` first. */

@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import OpenAI from "openai";
 import Anthropic from "@anthropic-ai/sdk";
-import { gatewayHandler, WIRE_CODECS } from "../../src/gateway/handler.ts";
+import { gatewayHandler, MAX_REQUEST_BYTES, WIRE_CODECS } from "../../src/gateway/handler.ts";
 import { KEY, serveTestGateway } from "./_gateway_server.ts";
 
 const OPENAI_AUTH = { authorization: `Bearer ${KEY}`, "content-type": "application/json" };
@@ -119,6 +119,19 @@ Deno.test("an unknown path is 404 and a GET is 405, in JSON", async () => {
   const get = await fetch(`${gateway.url}/v1/responses`, { headers: OPENAI_AUTH });
   assert.equal(get.status, 405);
   await get.body?.cancel();
+});
+
+Deno.test("a body over 32 MiB is refused with 413 before it is read whole, and the gateway goes on", async () => {
+  await using gateway = serveTestGateway();
+  const huge = `{"model":"m","messages":[{"role":"user","content":"${
+    "x".repeat(MAX_REQUEST_BYTES)
+  }"}]}`;
+  const refused = await post(`${gateway.url}/v1/chat/completions`, OPENAI_AUTH, huge);
+  assert.equal(refused.status, 413);
+  assert.equal(refused.json.error.param, "body");
+  assert.match(refused.json.error.message, /larger than 32 MiB/);
+  const next = await post(`${gateway.url}/v1/chat/completions`, OPENAI_AUTH, "{}");
+  assert.equal(next.status, 400); // answered again: a malformed body, named
 });
 
 Deno.test("the hook hears each call's number and body, and may replace the answer", async () => {
