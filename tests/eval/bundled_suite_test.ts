@@ -1,4 +1,7 @@
 import assert from "node:assert/strict";
+import { join } from "node:path";
+import { runConfig } from "../../src/eval/run_identity.ts";
+import { openStore } from "../../src/store/store.ts";
 import { loadSuite } from "../../src/task/load_suite.ts";
 import type { Results } from "../../src/report/results.ts";
 import { requireDocker } from "../_docker.ts";
@@ -33,7 +36,7 @@ Deno.test("the bundled suite is real: 16+ tasks in 6+ categories, each with a so
   );
 });
 
-Deno.test("verdict tasks check tasks/ exits 0 on the bundled suite", async () => {
+Deno.test("verdict tasks check tasks/ exits 0 on the bundled suite: the oracle passes each task, nop fails each as the agent's failure", async () => {
   await requireDocker();
   await using home = await scratchDir("check");
   const result = await runVerdict(["tasks", "check", "tasks/", "--home", home.path]);
@@ -43,6 +46,23 @@ Deno.test("verdict tasks check tasks/ exits 0 on the bundled suite", async () =>
     result.stdout,
     new RegExp(`^${tasks.length} of ${tasks.length} tasks check out`, "m"),
   );
+  // Its two runs, as recorded: every task once per agent, with the verdicts the check read.
+  const store = openStore(join(home.path, "verdict.db"));
+  try {
+    const runs = store.runs.list().map((run) => runConfig(run));
+    const trials = (agent: string) =>
+      store.runs.trialSummaries(store.runs.list()[runs.findIndex((run) => run.agent === agent)].id);
+    const ids = tasks.map((task) => task.id).sort();
+    assert.deepEqual(trials("oracle").map((trial) => trial.task).sort(), ids);
+    assert(trials("oracle").every((trial) => trial.verdict === "pass"));
+    assert.deepEqual(
+      [...new Set(trials("nop").map((trial) => `${trial.verdict} ${trial.bucket}`))],
+      ["fail agent_failure"],
+    );
+    assert.equal(trials("nop").length, tasks.length);
+  } finally {
+    store.close();
+  }
 });
 
 Deno.test("verdict tasks check exits 1 on a task whose tests pass the untouched workspace", async () => {
@@ -63,43 +83,33 @@ Deno.test("verdict tasks check exits 1 on a task whose tests pass the untouched 
   assert.match(result.stdout, /^0 of 1 tasks check out/m);
 });
 
-Deno.test("eval --agent oracle passes every task without a model-only requirement, exit 0", async () => {
+Deno.test("eval --agent oracle fails a task whose requirements only a model can meet, and passes the others", async () => {
   await requireDocker();
   await using home = await scratchDir("oracle");
-  const result = await runVerdict(["eval", "--agent", "oracle", "--json", "--home", home.path]);
-  assert.equal(result.code, 0, result.stderr);
-  const results = JSON.parse(result.stdout) as Results;
   const suite = await loadSuite(["tasks"]);
-  assert.equal(results.trials.length, suite.tasks.length);
-  for (const task of suite.tasks) {
-    const trial = results.trials.find((candidate) => candidate.task === task.id)!;
-    const modelOnly = Object.entries(task.manifest.requires).some(([key, value]) =>
+  const modelOnly = (task: (typeof suite.tasks)[number]) =>
+    Object.entries(task.manifest.requires).some(([key, value]) =>
       MODEL_ONLY.includes(key) && value !== 0 && value !== false
     );
-    if (modelOnly) {
+  const picked = [...suite.tasks.filter(modelOnly), suite.tasks.find((task) => !modelOnly(task))!];
+  const result = await runVerdict([
+    "eval",
+    ...picked.map((task) => task.dir),
+    "--agent",
+    "oracle",
+    "--json",
+    "--home",
+    home.path,
+  ]);
+  assert.equal(result.code, 0, result.stderr);
+  const results = JSON.parse(result.stdout) as Results;
+  assert.equal(results.trials.length, picked.length);
+  for (const task of picked) {
+    const trial = results.trials.find((candidate) => candidate.task === task.id)!;
+    if (modelOnly(task)) {
       assert.equal(trial.verdict, "fail", task.id);
       assert.match(trial.reason, /^requirement not met: /, task.id);
     } else assert.equal(trial.verdict, "pass", `${task.id}: ${trial.reason}`);
-  }
-});
-
-Deno.test("eval --agent nop fails every task as the agent's failure, exit 0", async () => {
-  await requireDocker();
-  await using home = await scratchDir("nop");
-  const result = await runVerdict(["eval", "--agent", "nop", "--json", "--home", home.path]);
-  assert.equal(result.code, 0, result.stderr);
-  const results = JSON.parse(result.stdout) as Results;
-  const suite = await loadSuite(["tasks"]);
-  assert.deepEqual(
-    results.trials.map((trial) => trial.task).sort(),
-    suite.tasks.map((task) => task.id).sort(),
-  );
-  for (const trial of results.trials) {
-    assert.deepEqual([trial.task, trial.verdict, trial.bucket], [
-      trial.task,
-      "fail",
-      "agent_failure",
-    ]);
   }
   assert.match(result.stderr, /^run \w+: \d+ trials/, "the first line names the run id");
 });
