@@ -10,7 +10,7 @@ import type { HttpDeps } from "../model/_http.ts";
 import type { Price } from "../model/prices.ts";
 import { heuristicCounter } from "../model/tokens.ts";
 import { budgetedBackend, gatewayBudget } from "../gateway/budget.ts";
-import type { GatewayBackend } from "../gateway/gateway.ts";
+import type { GatewayAnswer, GatewayBackend, GatewayCall } from "../gateway/gateway.ts";
 import { gatewayHandler } from "../gateway/handler.ts";
 import { GatewayLedger } from "../gateway/ledger.ts";
 import { liveBackend, type LiveUpstream } from "../gateway/live_backend.ts";
@@ -48,14 +48,38 @@ export type GatewayModel =
  * ```
  */
 export function trialGateways(model: GatewayModel, price: Price | null): TrialGatewayFactory {
+  return trialGatewaysFrom(price, (trial) => backendFor(model, trial));
+}
+
+/**
+ * The gateway of each trial, around the backend `backendOf` makes for it: budgeted by the task's
+ * limits, charged at `price`, every exchange recorded; `heard` also hears each exchange (with what
+ * the backend threw, if it failed), after it is recorded.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { trialGatewaysFrom } from "./gateway_setup.ts";
+ * const factory = trialGatewaysFrom(null, () => Promise.reject(new Error("unused")));
+ * assert.equal(typeof factory, "function");
+ * ```
+ */
+export function trialGatewaysFrom(
+  price: Price | null,
+  backendOf: (trial: GatewayTrial) => Promise<GatewayBackend>,
+  heard?: (call: GatewayCall, answer: GatewayAnswer, failure?: unknown) => void,
+): TrialGatewayFactory {
   return async (trial) => {
     const ledger = new GatewayLedger(price);
     const { limits } = trial.plan.staged.task.manifest;
-    const backend = budgetedBackend(await backendFor(model, trial), ledger, gatewayBudget(limits));
+    const backend = budgetedBackend(await backendOf(trial), ledger, gatewayBudget(limits));
     const handler = gatewayHandler({
       backend,
       key: trial.key,
-      onExchange: (call, answer) => trial.record(recordExchange(call, answer, price)),
+      onExchange: (call, answer, failure) => {
+        trial.record(recordExchange(call, answer, price));
+        heard?.(call, answer, failure);
+      },
     });
     // The trial's interrupt aborts a call under way.
     return { handler: (request) => handler(request, trial.signal), ledger };

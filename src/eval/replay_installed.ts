@@ -9,12 +9,9 @@
  * @module
  */
 import { SplitMix64 } from "../core/rng.ts";
-import { budgetedBackend, gatewayBudget } from "../gateway/budget.ts";
 import type { GatewayBackend } from "../gateway/gateway.ts";
-import { GatewayLedger } from "../gateway/ledger.ts";
 import { recordedExchanges } from "../gateway/recording.ts";
 import { GatewayDivergence, replayBackend } from "../gateway/replay_backend.ts";
-import { gatewayHandler } from "../gateway/handler.ts";
 import type { Sandbox } from "../sandbox/sandbox.ts";
 import { storeSnapshot } from "../sandbox/snapshot.ts";
 import { EVENT } from "../store/event_catalogue.ts";
@@ -25,8 +22,8 @@ import type { Agent } from "../agent/agent.ts";
 import type { Clock } from "../core/clock.ts";
 import type { Price } from "../model/prices.ts";
 import type { StagedTask } from "./staged_task.ts";
+import { trialGatewaysFrom } from "./gateway_setup.ts";
 import { runTrial } from "./trial.ts";
-import type { TrialGatewayFactory } from "./trial_gateway.ts";
 
 /** What an installed agent's replay needs. */
 export interface InstalledReplay {
@@ -77,39 +74,29 @@ export async function replayInstalled(replay: InstalledReplay): Promise<Installe
   let divergence: InstalledReplayOutcome["divergence"];
   let calls = 0;
   const recorded = replayBackend(exchanges);
-  // Charged and budgeted as the run was, so the agent's outcome and the requirements on it are
-  // graded again; a call the run's budget refused is refused again, as the record says.
-  const gateway: TrialGatewayFactory = (trial) => {
-    const ledger = new GatewayLedger(replay.price);
-    const checked: GatewayBackend = {
-      spec: recorded.spec,
-      async answer(call, signal) {
-        try {
-          return await recorded.answer(call, signal);
-        } catch (error) {
-          if (error instanceof GatewayDivergence && divergence === undefined) {
-            divergence = { call: error.number, reason: error.message };
-          }
-          throw error;
+  const checked: GatewayBackend = {
+    spec: recorded.spec,
+    async answer(call, signal) {
+      try {
+        return await recorded.answer(call, signal);
+      } catch (error) {
+        if (error instanceof GatewayDivergence && divergence === undefined) {
+          divergence = { call: error.number, reason: error.message };
         }
-      },
-    };
-    const budgeted = budgetedBackend(checked, ledger, gatewayBudget(staged.task.manifest.limits));
-    return Promise.resolve({
-      ledger,
-      handler: gatewayHandler({
-        key: trial.key,
-        backend: {
-          spec: budgeted.spec,
-          async answer(call, signal) {
-            const answer = await budgeted.answer(call, signal);
-            calls++;
-            return answer;
-          },
-        },
-      }),
-    });
+        throw error;
+      }
+    },
   };
+  // Charged, budgeted and recorded as the run was (into the scratch store), so the agent's
+  // outcome and the requirements on it are graded again; a call the run's budget refused is
+  // refused again, as the record says.
+  const gateway = trialGatewaysFrom(
+    replay.price,
+    () => Promise.resolve(checked),
+    (_call, _answer, failure) => {
+      if (failure === undefined) calls++;
+    },
+  );
   const store = openStore(":memory:");
   try {
     const run = `${replay.run.id}.replay`;

@@ -22,8 +22,16 @@ interface AgentRun {
   tokens: number;
 }
 
-/** Runs agent.py in `work` against a loopback gateway answered by the scripted agent model. */
-async function runAgent(task: Task, work: string, instructionFile: string): Promise<AgentRun> {
+/**
+ * Runs agent.py in `work` against a loopback gateway answered by the scripted agent model; the
+ * gateway expects `gatewayKey` (the agent is always given {@linkcode KEY}).
+ */
+async function runAgent(
+  task: Task,
+  work: string,
+  instructionFile: string,
+  gatewayKey = KEY,
+): Promise<AgentRun> {
   const model = await scriptedAgentModel({
     task,
     rng: new SplitMix64(0).stream(`trial/${task.id}/0`).stream("model"),
@@ -34,7 +42,7 @@ async function runAgent(task: Task, work: string, instructionFile: string): Prom
   let tokens = 0;
   const handler = gatewayHandler({
     backend: modelBackend(model),
-    key: KEY,
+    key: gatewayKey,
     onExchange: (_call, answer) => {
       calls++;
       tokens += (answer.usage?.input ?? 0) + (answer.usage?.output ?? 0);
@@ -93,30 +101,7 @@ Deno.test("the Python agent writes the solution of the shell tasks", async () =>
 Deno.test("the Python agent stops with exit 1 when the gateway refuses its key", async () => {
   await using scratch = await scratchDir("py-agent-key");
   const { task, work, instruction } = await prepare("fix-slugify", scratch.path);
-  const handler = gatewayHandler({
-    backend: modelBackend(
-      await scriptedAgentModel({
-        task,
-        rng: new SplitMix64(0),
-        faults: 0,
-        counter: heuristicCounter,
-      }),
-    ),
-    key: "another-key",
-  });
-  await using server = Deno.serve(
-    { hostname: "127.0.0.1", port: 0, onListen: () => {} },
-    (request) => handler(request),
-  );
-  const output = await new Deno.Command("python3", {
-    args: [AGENT],
-    cwd: work,
-    env: {
-      OPENAI_BASE_URL: `http://127.0.0.1:${server.addr.port}/v1`,
-      OPENAI_API_KEY: KEY,
-      VERDICT_INSTRUCTION_FILE: instruction,
-    },
-  }).output();
-  assert.equal(output.code, 1);
-  assert.match(new TextDecoder().decode(output.stdout), /step 1: the model refused: HTTP 401/);
+  const run = await runAgent(task, work, instruction, "another-key");
+  assert.equal(run.code, 1);
+  assert.match(run.stdout, /step 1: the model refused: HTTP 401/);
 });
