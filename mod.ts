@@ -270,6 +270,12 @@ export type {
   WireFormat,
 } from "./src/gateway/gateway.ts";
 
+// Installed agents' kits: Claude Code's and Codex CLI's native binaries, under the state folder.
+export { KIT_RECIPES, type KitRecipe, kitRecipe, parseKitName } from "./src/kit/kit_catalogue.ts";
+export { findKit, type Kit, type KitPackage, kitsFolder, listKits } from "./src/kit/kit_store.ts";
+export { fetchKit, type FetchKitOptions } from "./src/kit/fetch_kit.ts";
+export { importKit } from "./src/kit/import_kit.ts";
+
 // Workspaces as a staged trial holds them.
 export type {
   SealedTree,

@@ -22,6 +22,8 @@ export const LAYERS: Readonly<Record<string, number>> = {
   model: 2,
   /** Statistics: intervals, pass@k, McNemar. */
   stats: 2,
+  /** Installed agents' kits: fetched from npm or imported, checksummed, stored under the state folder. */
+  kit: 2,
   /** Tools the agent calls, executed in the sandbox. */
   tools: 3,
   /** Grading: checks over sealed snapshots, success scripts in a fresh container. */

@@ -2,22 +2,19 @@
  * The generic installed agent (`--agent cmd:COMMAND`): COMMAND runs in the trial's container as
  * the unprivileged agent user, in the task's workdir, with the agent's own program
  * (`--agent-files DIR`) mounted read-only at {@linkcode AGENT_FILES_MOUNT} and the task's
- * instruction in the file named by `VERDICT_INSTRUCTION_FILE`. It reaches a model only through
+ * instruction in the file named by `VERDICT_INSTRUCTION_FILE` (`_installed_run.ts`). It reaches a model only through
  * the trial's gateway: the trial starts the container with the gateway's base URLs and a dummy key
  * in its environment. The task's deadline kills the command's whole process tree.
  *
  * @module
  */
-import { shellQuote } from "../core/shell_quote.ts";
+import type { BindMount } from "../sandbox/sandbox.ts";
 import { ZERO_COUNTERS } from "../store/run_counters.ts";
-import { EVENT, event } from "../store/event_catalogue.ts";
 import type { Agent, AgentOutcome } from "./agent.ts";
+import { runInstalled } from "./_installed_run.ts";
 
 /** Where the agent's own files (`--agent-files DIR`) appear in its container. */
 export const AGENT_FILES_MOUNT = "/verdict/agent";
-
-/** Where the task's instruction is written in the agent's container (outside the workspace). */
-export const INSTRUCTION_FILE = "/tmp/verdict/instruction.md";
 
 /** Most bytes of each of stdout and stderr the record keeps (head and tail). */
 export const MAX_RECORDED_OUTPUT_BYTES = 64 * 1024;
@@ -27,10 +24,17 @@ export const CMD_PREFIX = "cmd:";
 
 /** An agent that is a program installed in the trial's container, reaching a model via the gateway. */
 export interface InstalledAgent extends Agent {
-  /** The host folder mounted read-only at {@linkcode AGENT_FILES_MOUNT}; null for none. */
+  /** The host folder of `--agent-files`, mounted read-only at {@linkcode AGENT_FILES_MOUNT}; null for none. */
   readonly files: string | null;
+  /** What its container mounts besides the workspace (its files, its kit), read-only. */
+  readonly mounts: readonly BindMount[];
   /** Whether its container gets the trial's model gateway (on loopback, with a dummy key). */
   readonly gateway: true;
+  /**
+   * A command that must succeed in a task's image for the agent to run there (with its mounts),
+   * and what the image lacks when it fails; absent when any image will do.
+   */
+  readonly probe?: { command: string; needs: string };
 }
 
 /**
@@ -42,41 +46,21 @@ export interface InstalledAgent extends Agent {
  * import { cmdAgent } from "./cmd_agent.ts";
  * const agent = cmdAgent("sh /verdict/agent/run.sh", "/home/me/agent");
  * assert.equal(agent.name, "cmd:sh /verdict/agent/run.sh");
- * assert.equal(agent.files, "/home/me/agent");
+ * assert.deepEqual(agent.mounts, [{ source: "/home/me/agent", target: "/verdict/agent", readOnly: true }]);
  * ```
  */
 export function cmdAgent(command: string, files: string | null): InstalledAgent {
   return {
     name: `${CMD_PREFIX}${command}`,
     files,
+    mounts: files === null ? [] : [{ source: files, target: AGENT_FILES_MOUNT, readOnly: true }],
     gateway: true,
     async run(context): Promise<AgentOutcome> {
-      // The instruction goes in through stdin, so it needs no quoting; the command replaces the
-      // shell, and what it starts stays in the exec's session (killed at the deadline).
-      const script = `set -e
-mkdir -p ${shellQuote(INSTRUCTION_FILE.replace(/\/[^/]*$/, ""))}
-cat > ${shellQuote(INSTRUCTION_FILE)}
-exec sh -c ${shellQuote(command)} </dev/null`;
-      const result = await context.container.exec(script, {
-        timeoutMs: context.timeoutMs,
-        stdin: new TextEncoder().encode(context.task.instruction),
-        env: { VERDICT_INSTRUCTION_FILE: INSTRUCTION_FILE },
-        signal: context.signal,
+      const { result, stopReason } = await runInstalled(context, {
+        command,
+        line: command,
         maxOutputBytes: MAX_RECORDED_OUTPUT_BYTES,
       });
-      if (result.aborted) throw context.signal.reason;
-      context.record([event(EVENT.agentCmd, {
-        command,
-        exit_code: result.exitCode,
-        timed_out: result.timedOut,
-        stdout: result.stdout,
-        stderr: result.stderr,
-      })]);
-      const stopReason = result.timedOut
-        ? "timeout"
-        : result.exitCode === 0
-        ? "completed"
-        : "error";
       return {
         stopReason,
         counters: { ...ZERO_COUNTERS, finished: stopReason === "completed" },

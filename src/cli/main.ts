@@ -9,6 +9,7 @@ import { ExitCode, UsageError, VerdictError } from "../core/errors.ts";
 import { nearest } from "../core/suggest.ts";
 import { VERSION } from "../core/version.ts";
 import type { Command, CommandContext, OptionSpec, OptionValues } from "./command.ts";
+import { agentsFetchCommand, agentsImportCommand, agentsListCommand } from "./commands/agents.ts";
 import { compareCommand } from "./commands/compare.ts";
 import { evalCommand } from "./commands/eval.ts";
 import { replayCommand } from "./commands/replay.ts";
@@ -33,6 +34,9 @@ export const COMMANDS: readonly Command[] = [
   compareCommand,
   reportCommand,
   showCommand,
+  agentsFetchCommand,
+  agentsImportCommand,
+  agentsListCommand,
 ];
 
 const HELP_OPTION: OptionSpec = { type: "boolean", short: "h", description: "show this help" };

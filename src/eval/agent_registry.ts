@@ -8,10 +8,14 @@
  */
 import { z } from "zod";
 import type { Agent } from "../agent/agent.ts";
+import { claudeCodeAgent } from "../agent/claude_code_agent.ts";
 import { CMD_PREFIX, cmdAgent } from "../agent/cmd_agent.ts";
+import { codexAgent } from "../agent/codex_agent.ts";
 import { nopAgent } from "../agent/nop.ts";
 import { oracleAgent } from "../agent/oracle.ts";
-import { UsageError } from "../core/errors.ts";
+import { InfrastructureError, UsageError } from "../core/errors.ts";
+import { isPlainVersion, KIT_RECIPES, kitRecipe, parseKitName } from "../kit/kit_catalogue.ts";
+import { findKit, kitsFolder } from "../kit/kit_store.ts";
 import type { LoopSetup } from "./loop_setup.ts";
 import type { LoopSettings } from "./loop_settings.ts";
 import type { CrashHook } from "./trial.ts";
@@ -59,12 +63,35 @@ export interface AgentKind {
   name: string;
   /** What it needs. */
   needs: AgentNeeds;
+  /**
+   * The one provider API it speaks, for an agent that cannot take another provider's model (an
+   * installed CLI); absent for agents any model can drive.
+   */
+  speaks?: "anthropic" | "openai";
   /** Builds it; `loop` assembles the loop agent (called only by the agents that need a model). */
   build(loop: () => Promise<LoopSetup>): Promise<BuiltAgent>;
 }
 
 const fixed = (agent: Agent) => () =>
   Promise.resolve<BuiltAgent>({ agent, model: null, settings: null });
+
+/**
+ * Whether `kind` can be driven by the model `spec` names: a provider's model must be one of the
+ * provider whose API the agent speaks; the scripted model and replays drive any.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { agentKind, takesModel } from "./agent_registry.ts";
+ * assert(takesModel(agentKind("claude-code"), "anthropic:claude-sonnet-4-5"));
+ * assert(!takesModel(agentKind("claude-code"), "openai:gpt-5"));
+ * assert(takesModel(agentKind("loop"), "openai:gpt-5"));
+ * ```
+ */
+export function takesModel(kind: AgentKind, spec: string): boolean {
+  const provider = /^(openai|anthropic):/.exec(spec)?.[1];
+  return kind.speaks === undefined || provider === undefined || provider === kind.speaks;
+}
 
 /** Every agent, by name. */
 export const AGENTS: readonly AgentKind[] = [
@@ -90,6 +117,57 @@ export const AGENTS: readonly AgentKind[] = [
 export interface AgentOptions {
   /** The installed agent's own files (`--agent-files DIR`), mounted read-only in its container. */
   agentFiles?: string;
+  /** The state folder, whose `agents/` holds the installed agents' kits. */
+  home?: string;
+}
+
+/** The one installed agent that has no kit: `gateway` unavailable means the model cannot serve one. */
+function requireGateway(setup: LoopSetup): NonNullable<LoopSetup["gateway"]> {
+  if (setup.gateway === undefined) {
+    throw new UsageError(
+      `--model ${setup.model} answers Verdict's own loop only; an installed agent needs ` +
+        `--model scripted or a provider's model (openai:MODEL, anthropic:MODEL)`,
+    );
+  }
+  return setup.gateway;
+}
+
+/**
+ * An installed agent of a kit (`claude-code`, `codex@0.171.0`): its name always carries the
+ * version (the pinned one when none is given), so a run records which; building it finds the kit
+ * in the state folder.
+ */
+function kitAgentKind(name: string, options: AgentOptions): AgentKind | undefined {
+  const { agent, version } = parseKitName(name);
+  const recipe = kitRecipe(agent);
+  if (recipe === undefined || (version !== null && !isPlainVersion(version))) return undefined;
+  const pinned = version ?? recipe.defaultVersion;
+  return {
+    name: `${recipe.agent}@${pinned}`,
+    needs: { model: true, solutions: false, gateway: true },
+    speaks: recipe.agent === "claude-code" ? "anthropic" : "openai",
+    build: async (loop) => {
+      const setup = await loop();
+      const gateway = requireGateway(setup);
+      const home = options.home;
+      if (home === undefined) throw new Error(`${name} is built without a state folder`);
+      const kit = await findKit(home, recipe.agent, pinned);
+      if (kit === null) {
+        throw new InfrastructureError(
+          `no kit for ${recipe.agent} ${pinned} in ${kitsFolder(home)}: fetch it with ` +
+            `'verdict agents fetch ${recipe.agent}@${pinned}', or on a machine with no network ` +
+            `import its npm tarballs with 'verdict agents import FILE...'`,
+        );
+      }
+      const make = recipe.agent === "claude-code" ? claudeCodeAgent : codexAgent;
+      return {
+        agent: make(kit, setup.model),
+        model: setup.model,
+        settings: setup.settings,
+        gateway,
+      };
+    },
+  };
 }
 
 /**
@@ -110,13 +188,12 @@ function cmdAgentKind(name: string, options: AgentOptions): AgentKind {
     needs: { model: true, solutions: false, gateway: true },
     build: async (loop) => {
       const setup = await loop();
-      if (setup.gateway === undefined) {
-        throw new UsageError(
-          `--model ${setup.model} answers Verdict's own loop only; an installed agent needs ` +
-            `--model scripted or a provider's model (openai:MODEL, anthropic:MODEL)`,
-        );
-      }
-      return { agent, model: setup.model, settings: setup.settings, gateway: setup.gateway };
+      return {
+        agent,
+        model: setup.model,
+        settings: setup.settings,
+        gateway: requireGateway(setup),
+      };
     },
   };
 }
@@ -129,19 +206,30 @@ function cmdAgentKind(name: string, options: AgentOptions): AgentKind {
  * import assert from "node:assert/strict";
  * import { agentKind } from "./agent_registry.ts";
  * assert(agentKind("oracle").needs.solutions);
- * assert.throws(() => agentKind("gpt"), /use loop, oracle or nop, or cmd:COMMAND/);
+ * assert.throws(() => agentKind("gpt"), /use loop, oracle, nop, claude-code, codex/);
+ * assert.match(agentKind("codex").name, /^codex@\d/); // the pinned version
  * assert(agentKind("cmd:sh /verdict/agent/run.sh").needs.gateway);
  * ```
- * @throws {UsageError} when no agent has that name (exit 2), listing the known ones.
+ * @throws {UsageError} when no agent has that name (exit 2), listing the known ones, or an installed
+ * agent's `@VERSION` is not a plain version (`codex@latest`).
  */
 export function agentKind(name: string, options: AgentOptions = {}): AgentKind {
   if (name.startsWith(CMD_PREFIX)) return cmdAgentKind(name, options);
-  const kind = recordedAgentKind(name, false);
-  if (kind === undefined) {
-    const names = AGENTS.map((agent) => agent.name);
+  const requested = parseKitName(name);
+  const recipe = kitRecipe(requested.agent);
+  if (recipe !== undefined && requested.version !== null && !isPlainVersion(requested.version)) {
     throw new UsageError(
-      `--agent ${name} is not an agent: use ${names.slice(0, -1).join(", ")} or ${names.at(-1)}` +
-        `, or ${CMD_PREFIX}COMMAND for an installed agent`,
+      `--agent ${name} names no version Verdict can use: give one such as ` +
+        `${recipe.agent}@${recipe.defaultVersion} (the pinned one), or one that ` +
+        `'verdict agents list' shows`,
+    );
+  }
+  const kind = recordedAgentKind(name, false, options);
+  if (kind === undefined) {
+    const names = [...AGENTS.map((agent) => agent.name), ...KIT_RECIPES.map((kit) => kit.agent)];
+    throw new UsageError(
+      `--agent ${name} is not an agent: use ${names.join(", ")} (NAME@VERSION for another ` +
+        `version of an installed one), or ${CMD_PREFIX}COMMAND for a program of your own`,
     );
   }
   return kind;
@@ -160,8 +248,14 @@ export function agentKind(name: string, options: AgentOptions = {}): AgentKind {
  * assert(recordedAgentKind("claude") === undefined);
  * ```
  */
-export function recordedAgentKind(name: string, legacy = true): AgentKind | undefined {
-  if (name.startsWith(CMD_PREFIX) && name.length > CMD_PREFIX.length) return cmdAgentKind(name, {});
+export function recordedAgentKind(
+  name: string,
+  legacy = true,
+  options: AgentOptions = {},
+): AgentKind | undefined {
+  if (name.startsWith(CMD_PREFIX) && name.length > CMD_PREFIX.length) {
+    return cmdAgentKind(name, options);
+  }
   const bare = legacy ? name.replace(/ \(tasks check\)$/, "") : name;
-  return AGENTS.find((agent) => agent.name === bare);
+  return AGENTS.find((agent) => agent.name === bare) ?? kitAgentKind(bare, options);
 }

@@ -63,6 +63,8 @@ export interface ReplayDeps {
   clock: Clock;
   /** Run the tools again and compare their results. */
   live: boolean;
+  /** The state folder (an installed agent's kit is found in it). */
+  home?: string;
 }
 
 /**
@@ -222,7 +224,7 @@ async function replayInstalledSession(
   }
   const task = await loadTask(dir);
   const setup = await deps.loopSetup(config, task);
-  const built = await agentKind(config.agent, { agentFiles: config.agent_files })
+  const built = await agentKind(config.agent, { agentFiles: config.agent_files, home: deps.home })
     .build(() => Promise.resolve(setup));
   const outcome = await replayInstalled({
     run,

@@ -80,7 +80,10 @@ export function resumeRun(
     prepare: async ({ owner }) => {
       const tasks = await recordedTasks(run.id, config, choices);
       // The agent as the run recorded it: the loop rebuilt from its model and settings.
-      const built = await agentKind(config.agent, { agentFiles: config.agent_files })
+      const built = await agentKind(config.agent, {
+        agentFiles: config.agent_files,
+        home: deps.home,
+      })
         .build(() => deps.loopSetup(config, tasks));
       if (built.loop) requireRecordedSettings(run.id, config, built.loop);
       const staged = new Map(

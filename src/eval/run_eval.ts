@@ -10,6 +10,8 @@
  * @module
  */
 import { installedAgent } from "../agent/cmd_agent.ts";
+import { requireRunnableImages } from "./installed_probe.ts";
+import { stateOwner } from "./run_owner.ts";
 import { join } from "node:path";
 import { InfrastructureError } from "../core/errors.ts";
 import { VERSION } from "../core/version.ts";
@@ -99,6 +101,7 @@ export async function runEval(request: EvalRequest, deps: EvalDeps): Promise<Eva
   const runsDir = join(request.home, "runs");
   await Deno.mkdir(runsDir, { recursive: true });
   const store = deps.store ?? openStore(join(request.home, "verdict.db"));
+  const installed = installedAgent(deps.agent);
   const experiment: Experiment = {
     suite_digest: suite.digest,
     tasks: tasks.map((task) => task.id),
@@ -112,9 +115,18 @@ export async function runEval(request: EvalRequest, deps: EvalDeps): Promise<Eva
     ...(deps.waiveModelOnly ? { waive_model_only: true } : {}),
   };
   // An installed agent's own files: a resumed trial mounts them again.
-  const agentFiles = installedAgent(deps.agent)?.files;
+  const agentFiles = installed?.files;
   let attempt = 1;
   try {
+    if (installed !== undefined) {
+      await requireRunnableImages(
+        deps.sandbox,
+        installed,
+        tasks,
+        stateOwner(request.home),
+        deps.signal,
+      );
+    }
     return await driveRun({
       home: request.home,
       store,

@@ -7,7 +7,7 @@
  *
  * @module
  */
-import { AGENT_FILES_MOUNT, type InstalledAgent } from "../agent/cmd_agent.ts";
+import type { InstalledAgent } from "../agent/cmd_agent.ts";
 import { InfrastructureError } from "../core/errors.ts";
 import type { Rng } from "../core/rng.ts";
 import { type GatewayHandler, serveGateway } from "../gateway/serve_gateway.ts";
@@ -143,9 +143,7 @@ export async function openTrialGateway(
   const setup: AgentContainerSetup = {
     network: `container:${sidecar.id}`,
     env: gatewayEnvironment(key),
-    mounts: agent.files === null
-      ? []
-      : [{ source: agent.files, target: AGENT_FILES_MOUNT, readOnly: true }],
+    mounts: [...agent.mounts],
   };
   return { setup, ledger };
 }

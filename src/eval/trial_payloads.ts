@@ -95,7 +95,12 @@ export function gradePayload(graded: Grade): EventPayload<typeof EVENT.gradingFi
     bucket: graded.bucket,
     reason: graded.reason,
     checks: graded.checks,
-    requirements: graded.requirements,
+    requirements: graded.requirements.map(({ key, passed, detail, modelOnly }) => ({
+      key,
+      passed,
+      detail,
+      modelOnly,
+    })),
     success: chainedScript(graded.success),
     canary: chainedScript(graded.canary),
   };

@@ -344,6 +344,7 @@ export async function gradeEndState(
     grader,
     canaryGrader,
     waiveModelOnly: deps.waiveModelOnly,
+    waiveLoopOnly: installedAgent(deps.agent) !== undefined,
     signal: deps.signal,
   });
   scope.record([event(EVENT.gradingFinished, gradePayload(graded))]);

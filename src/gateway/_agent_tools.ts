@@ -3,8 +3,9 @@
  * by their JSON schemas, whatever the agent calls them.
  *
  * - **Shell:** a tool whose only required property is a command: named `command`, `cmd`,
- *   `script` or `shell_command`, either a string (Claude Code's `Bash`, Verdict's `shell`, a
- *   Python agent's `bash`) or an array of strings, an argv (Codex CLI's `shell`). A string with
+ *   `script` or `shell_command`, either a string (Claude Code's `Bash`, Codex CLI's
+ *   `exec_command`, Verdict's `shell`, a Python agent's `bash`) or an array of strings, an argv
+ *   (older Codex CLIs' `shell`). A string with
  *   an `enum` or a `const` is a sub-command, not a command line (the text editor tool's
  *   `command`). A property named `script` counts only when the tool's name looks like a shell
  *   (`bash`, `shell`, `sh`, `exec`, `terminal`, `run`, `cmd`, `command`), so that a `python`

@@ -70,12 +70,20 @@ function readMessages(body: unknown): WireRequest {
   const maxOutputTokens = optionalPositiveInteger(root.max_tokens, "max_tokens", 1);
   const conversation: Message[] = [];
   const toolNames = new Map<string, string>();
+  const systemTexts = [contentText(root.system, "system")];
   arrayField(root.messages, "messages").forEach((raw, index) => {
     const field = `messages[${index}]`;
     const message = objectField(raw, field);
     const role = stringField(message.role, `${field}.role`);
+    if (role === "system") {
+      systemTexts.push(contentText(message.content, `${field}.content`));
+      return;
+    }
     if (role !== "user" && role !== "assistant") {
-      throw new WireRequestError(`${field}.role`, `must be user or assistant (got "${role}")`);
+      throw new WireRequestError(
+        `${field}.role`,
+        `must be user, assistant or system (got "${role}")`,
+      );
     }
     const blocks = typeof message.content === "string"
       ? [{ type: "text", text: message.content }]
@@ -115,7 +123,7 @@ function readMessages(body: unknown): WireRequest {
     stream: optionalBoolean(root.stream, "stream"),
     streamUsage: false,
     request: {
-      system: contentText(root.system, "system"),
+      system: systemTexts.filter((text) => text !== "").join("\n\n"),
       messages: conversation,
       tools: readTools(root.tools),
       maxOutputTokens,

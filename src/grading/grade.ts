@@ -89,6 +89,12 @@ export interface GradeInput {
   canaryGrader?: SandboxContainer;
   /** Requirements only a model-driven run can meet are reported but do not fail the grade. */
   waiveModelOnly?: boolean;
+  /**
+   * Requirements on what Verdict's own loop does (policy denials, compactions) are reported as
+   * not applicable and do not fail the grade: for an installed agent, whose own tools and context
+   * go through neither.
+   */
+  waiveLoopOnly?: boolean;
   /** Stops grading. */
   signal?: AbortSignal;
 }
@@ -108,7 +114,15 @@ export async function grade(input: GradeInput): Promise<Grade> {
     final: input.final,
     read: (hash) => blobs.get(hash),
   });
-  const requirements = checkRequirements(task.manifest.requires, input.counters);
+  const requirements = checkRequirements(task.manifest.requires, input.counters).map((result) =>
+    input.waiveLoopOnly && result.loopOnly && !result.passed
+      ? {
+        ...result,
+        detail: `${result.detail} (not applicable: an installed agent's own tools and context ` +
+          `go through neither Verdict's policy nor its compaction)`,
+      }
+      : result
+  );
   const { tests } = input;
   const base = { checks, requirements, success: null, canary: null };
 
@@ -147,7 +161,7 @@ export async function grade(input: GradeInput): Promise<Grade> {
     ...base,
     success,
     canary,
-    ...decide(success, canary, checks, requirements, input.waiveModelOnly),
+    ...decide(success, canary, checks, requirements, input.waiveModelOnly, input.waiveLoopOnly),
   };
 }
 
@@ -157,6 +171,7 @@ function decide(
   checks: CheckResult[],
   requirements: RequirementResult[],
   waiveModelOnly = false,
+  waiveLoopOnly = false,
 ): Pick<Grade, "verdict" | "bucket" | "reason"> {
   const fail = (reason: string) => ({
     verdict: "fail" as const,
@@ -175,7 +190,8 @@ function decide(
   const failedCheck = checks.find((check) => !check.passed);
   if (failedCheck) return fail(`check ${failedCheck.kind} failed: ${failedCheck.detail}`);
   const unmet = requirements.find((result) =>
-    !result.passed && !(waiveModelOnly && result.modelOnly)
+    !result.passed && !(waiveModelOnly && result.modelOnly) &&
+    !(waiveLoopOnly && result.loopOnly)
   );
   if (unmet) return fail(`requirement not met: ${unmet.detail}`);
   return { verdict: "pass", bucket: "pass", reason: "tests passed" };

@@ -18,7 +18,19 @@ export interface RequirementResult {
   detail: string;
   /** Whether only a model-driven run can meet it (the oracle and nop agents never do). */
   modelOnly: boolean;
+  /**
+   * Whether it counts what Verdict's own loop does (policy denials, compactions), which an
+   * installed agent's own tools and context never go through.
+   */
+  loopOnly: boolean;
 }
+
+/** The requirements that count what only Verdict's own loop does. */
+const LOOP_ONLY: ReadonlySet<keyof Requires> = new Set<keyof Requires>([
+  "min_compactions",
+  "min_denied_calls",
+  "max_denied_calls",
+]);
 
 /**
  * Checks each requirement against the counters.
@@ -29,11 +41,12 @@ export interface RequirementResult {
  * import { ZERO_COUNTERS } from "../store/run_counters.ts";
  * import { checkRequirements } from "./requirements.ts";
  * const [result] = checkRequirements({ min_denied_calls: 1 }, ZERO_COUNTERS);
- * assert(!result.passed && result.modelOnly);
+ * assert(!result.passed && result.modelOnly && result.loopOnly);
  * ```
  */
 export function checkRequirements(requires: Requires, counters: RunCounters): RequirementResult[] {
   const results: RequirementResult[] = [];
+  const loopOnly = (key: keyof Requires) => LOOP_ONLY.has(key);
   const atLeast = (key: keyof Requires, actual: number, wanted: number | undefined) => {
     if (wanted === undefined) return;
     results.push({
@@ -41,6 +54,7 @@ export function checkRequirements(requires: Requires, counters: RunCounters): Re
       passed: actual >= wanted,
       detail: `${key} ${wanted}: got ${actual}`,
       modelOnly: wanted > 0,
+      loopOnly: loopOnly(key),
     });
   };
   const atMost = (key: keyof Requires, actual: number, wanted: number | undefined) => {
@@ -50,6 +64,7 @@ export function checkRequirements(requires: Requires, counters: RunCounters): Re
       passed: actual <= wanted,
       detail: `${key} ${wanted}: got ${actual}`,
       modelOnly: false,
+      loopOnly: loopOnly(key),
     });
   };
   atLeast("min_steps", counters.steps, requires.min_steps);
@@ -68,6 +83,7 @@ export function checkRequirements(requires: Requires, counters: RunCounters): Re
         counters.costUsd === null ? "unknown" : formatUsd(counters.costUsd)
       }`,
       modelOnly: false,
+      loopOnly: false,
     });
   }
   for (const key of ["finished", "resumed"] as const) {
@@ -78,6 +94,7 @@ export function checkRequirements(requires: Requires, counters: RunCounters): Re
       passed: counters[key] === wanted,
       detail: `${key} ${wanted}: got ${counters[key]}`,
       modelOnly: key === "resumed" && wanted,
+      loopOnly: false,
     });
   }
   return results;

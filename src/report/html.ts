@@ -143,8 +143,11 @@ const trajectoryView = (t) => {
         el("code", {}, call.tool + " " + call.arguments),
         call.decision ? el("span", { class: "tag" }, denied ? "denied: " + call.decision.reason : "allowed") : "",
         call.result && call.result.cached ? el("span", { class: "tag" }, "cached") : "",
-        call.result && call.result.outcome_unknown ? el("span", { class: "tag" }, "outcome unknown") : "");
-      if (call.result) box.append(el("pre", {}, call.result.content));
+        call.result && call.result.outcome_unknown ? el("span", { class: "tag" }, "outcome unknown") : "",
+        call.by_agent ? el("span", { class: "tag" }, "run by the agent") : "",
+        call.result && call.result.is_error ? el("span", { class: "tag" }, "error" + (call.result.exit_code ? ", exit code " + call.result.exit_code : "")) : "");
+      if (call.command !== undefined) box.append(el("pre", { class: "command" }, "$ " + call.command));
+      if (call.result) box.append(el("pre", { class: "result" }, call.result.content));
       section.append(box);
     }
     body.append(section);

@@ -3,16 +3,19 @@
  * step's answer, every tool call with the policy's decision and the result, compactions, how the
  * agent stopped, the verdict, and what it changed in the workspace (with line diffs of text files).
  * An installed agent's model calls through the gateway are steps too, numbered as the gateway
- * numbered them, with their tokens and cost and a line saying what the call was.
+ * numbered them, with their tokens and cost, a line saying what the call was, what the model said
+ * and the tools it called; the agent's own transcript (`agent.transcript`) adds each call's shell
+ * command and result (`_transcript_steps.ts`).
  *
  * @module
  */
-import { fromAnthropicResponse } from "../model/anthropic.ts";
-import { fromOpenAiResponse } from "../model/openai.ts";
 import type { ModelResponse } from "../model/model.ts";
 import { diffSnapshots, loadSnapshot, type SnapshotEntry } from "../sandbox/snapshot.ts";
 import { EVENT, type EventPayload, first, has, last, readEvent } from "../store/event_catalogue.ts";
 import type { Store } from "../store/store.ts";
+import { answeredTurn } from "./_answered_turn.ts";
+import { clip } from "./_clip.ts";
+import { withTranscript } from "./_transcript_steps.ts";
 import { unifiedDiff } from "./line_diff.ts";
 
 /** One tool call in a trajectory. */
@@ -23,10 +26,19 @@ export interface TrajectoryCall {
   tool: string;
   /** Its arguments as the model wrote them. */
   arguments: string;
+  /** The shell command an installed agent's tool ran for it, from the agent's transcript. */
+  command?: string;
   /** The policy's decision, when the call got that far. */
   decision?: { allowed: boolean; rule: number | null; reason: string };
   /** The result. */
-  result?: { content: string; is_error: boolean; cached?: boolean; outcome_unknown?: boolean };
+  result?: {
+    content: string;
+    is_error: boolean;
+    cached?: boolean;
+    outcome_unknown?: boolean;
+    /** The exit code an installed agent reported for its command. */
+    exit_code?: number;
+  };
   /** An installed agent's own tool: run by the agent, outside Verdict's policy and record. */
   by_agent?: true;
 }
@@ -80,8 +92,6 @@ export interface Trajectory {
   /** The workspace changes. */
   changes: TrajectoryChange[];
 }
-
-const MAX_TEXT = 20_000;
 
 /**
  * Reads a session's trajectory from the store.
@@ -196,6 +206,8 @@ export function readTrajectory(
       }
     }
   }
+  const transcript = last(events, EVENT.agentTranscript);
+  if (transcript) trajectory.steps.push(...withTranscript(trajectory.steps, transcript.payload));
   const staged = first(events, EVENT.workspaceStaged);
   const sealed = last(events, EVENT.endStateSealed);
   if (staged && sealed) {
@@ -227,24 +239,6 @@ function gatewayStepSummary(
     ? `${call.format} call${call.stream ? " (streamed)" : ""} for ${call.model}`
     : "model call";
   return `${what}: HTTP ${status}`;
-}
-
-/**
- * What the model said in a gateway answer, when it is a plain JSON answer in a format Verdict's
- * provider clients read (Chat Completions, Messages); undefined for streams, Responses and errors,
- * which the step's summary line describes.
- */
-function answeredTurn(
-  call: EventPayload<typeof EVENT.gatewayCall>,
-  answer: EventPayload<typeof EVENT.gatewayAnswer>,
-): ModelResponse | undefined {
-  if (call.stream || answer.status !== 200 || call.format === "responses") return undefined;
-  try {
-    const body = JSON.parse(answer.body);
-    return call.format === "messages" ? fromAnthropicResponse(body) : fromOpenAiResponse(body);
-  } catch {
-    return undefined;
-  }
 }
 
 function instructionOf(store: Store, first: string | undefined): string | null {
@@ -280,12 +274,4 @@ function changesOf(store: Store, initialRoot: string, finalRoot: string): Trajec
         : {}),
     };
   });
-}
-
-function clip(text: string): string {
-  return text.length > MAX_TEXT
-    ? `${text.slice(0, MAX_TEXT / 2)}\n[... ${text.length - MAX_TEXT} characters omitted ...]\n${
-      text.slice(-MAX_TEXT / 2)
-    }`
-    : text;
 }

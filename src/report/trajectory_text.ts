@@ -58,9 +58,12 @@ export function trajectoryText(trajectory: Trajectory): string {
         ? call.decision.allowed ? "allowed" : `DENIED: ${call.decision.reason}`
         : "not run";
       lines.push(`  → ${call.tool} ${call.arguments}  [${decision}]`);
+      if (call.command !== undefined) lines.push(indent(`$ ${call.command}`, "      "));
       if (call.result) {
+        const exit = call.result.exit_code;
         const marks = [
           call.result.is_error ? "error" : "",
+          exit !== undefined && exit !== 0 ? `exit code ${exit}` : "",
           call.result.cached ? "cached" : "",
           call.result.outcome_unknown ? "outcome unknown" : "",
         ]

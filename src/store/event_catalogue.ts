@@ -123,6 +123,29 @@ const SCHEMAS = {
     stdout: z.string(),
     stderr: z.string(),
   }),
+  /** An installed agent's own transcript, read into steps. */
+  "agent.transcript": z.object({
+    agent: z.string(),
+    steps: z.array(z.discriminatedUnion("type", [
+      z.object({ type: z.literal("message"), text: z.string() }),
+      z.object({
+        type: z.literal("tool_call"),
+        id: z.string(),
+        name: z.string(),
+        command: z.string().nullable(),
+        input: z.string(),
+      }),
+      z.object({
+        type: z.literal("tool_result"),
+        id: z.string(),
+        output: z.string(),
+        is_error: z.boolean(),
+        exit_code: z.number().int().nullable(),
+      }),
+    ])),
+    duration_ms: z.number().nonnegative().nullable(),
+    unread_lines: count,
+  }),
   /** The loop began: its model, policy, tools, prompt and limits. */
   "loop.started": z.object({
     model: z.string(),
@@ -292,6 +315,7 @@ export const EVENT = {
   agentOracle: "agent.oracle",
   agentNop: "agent.nop",
   agentCmd: "agent.cmd",
+  agentTranscript: "agent.transcript",
   loopStarted: "loop.started",
   contextCompacted: "context.compacted",
   modelRequest: "model.request",

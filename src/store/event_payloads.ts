@@ -88,6 +88,51 @@ export interface AgentCmdPayload {
   stderr: string;
 }
 
+/** One step of an installed agent's own transcript, as Verdict reads it. */
+export type TranscriptStep =
+  | {
+    /** The agent said something (text to the user, not a tool call). */
+    type: "message";
+    /** What it said. */
+    text: string;
+  }
+  | {
+    /** The agent called one of its tools. */
+    type: "tool_call";
+    /** The call's id in the transcript, which its result names. */
+    id: string;
+    /** The tool's name, as the agent calls it (`Bash`, `command_execution`, ...). */
+    name: string;
+    /** The shell command it ran, for a shell tool; null for other tools. */
+    command: string | null;
+    /** The call's input as JSON text. */
+    input: string;
+  }
+  | {
+    /** A tool call's result. */
+    type: "tool_result";
+    /** The id of the call it answers. */
+    id: string;
+    /** The result's text. */
+    output: string;
+    /** Whether the agent's tool reported a failure. */
+    is_error: boolean;
+    /** The command's exit code, where the agent reports one. */
+    exit_code: number | null;
+  };
+
+/** `agent.transcript`: an installed agent's own transcript, read into steps. */
+export interface AgentTranscriptPayload {
+  /** The installed agent (`claude-code`, `codex`). */
+  agent: string;
+  /** What it did, in order. */
+  steps: TranscriptStep[];
+  /** How long the agent says it ran, in milliseconds; null when it does not say. */
+  duration_ms: number | null;
+  /** Transcript lines that were not JSON, or not in a shape Verdict reads (kept in `agent.cmd`). */
+  unread_lines: number;
+}
+
 /** `loop.started`: what the loop ran with. */
 export interface LoopStartedPayload {
   /** The model spec, without secrets. */
@@ -432,6 +477,8 @@ export interface EventPayloads {
   "agent.nop": Record<string, never>;
   /** An installed agent's command ran. */
   "agent.cmd": AgentCmdPayload;
+  /** An installed agent's transcript, read. */
+  "agent.transcript": AgentTranscriptPayload;
   /** The loop began. */
   "loop.started": LoopStartedPayload;
   /** The context was compacted. */

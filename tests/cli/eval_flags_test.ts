@@ -4,7 +4,10 @@ import { runVerdict, scratchDir } from "../_verdict.ts";
 
 Deno.test("bad eval flags exit 2 with what to do", async () => {
   const cases: [string[], RegExp][] = [
-    [["--agent", "robot"], /--agent robot is not an agent: use loop, oracle or nop/],
+    [
+      ["--agent", "robot"],
+      /--agent robot is not an agent: use loop, oracle, nop, claude-code, codex/,
+    ],
     [["--repeat", "0"], /--repeat 0 is not a whole number of at least 1/],
     [["--concurrency", "two"], /--concurrency two is not a whole number of at least 1/],
     [["--min-pass-rate", "80"], /--min-pass-rate 80 must be a fraction from 0 to 1, such as 0\.8/],

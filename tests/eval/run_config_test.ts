@@ -125,5 +125,8 @@ Deno.test("resume and compare of a run whose config lacks a field exit 1 naming 
 Deno.test("an unknown --agent is a usage error (exit 2) listing the registry's agents", async () => {
   const result = await runVerdict(["eval", "--agent", "gpt", "tests/fixtures/check"]);
   assert.equal(result.code, 2, result.stdout + result.stderr);
-  assert.match(result.stderr, /--agent gpt is not an agent: use loop, oracle or nop/);
+  assert.match(
+    result.stderr,
+    /--agent gpt is not an agent: use loop, oracle, nop, claude-code, codex/,
+  );
 });

@@ -189,3 +189,32 @@ Deno.test("messages: tool results with errors and list content are read", () => 
   ]);
   assert.deepEqual(read.request.tools, []);
 });
+
+Deno.test("messages: a system message inside messages, as Claude Code sends, joins the system prompt", () => {
+  const read = messages.read({
+    model: "m",
+    max_tokens: 10,
+    system: [{ type: "text", text: "You are Claude Code.", cache_control: { type: "ephemeral" } }],
+    messages: [
+      { role: "system", content: [{ type: "text", text: "Today is Tuesday." }] },
+      { role: "user", content: "go" },
+      { role: "system", content: "Be brief." },
+      { role: "assistant", content: "ok" },
+    ],
+  });
+  assert.equal(read.request.system, "You are Claude Code.\n\nToday is Tuesday.\n\nBe brief.");
+  assert.deepEqual(read.request.messages, [
+    { role: "user", content: "go" },
+    { role: "assistant", content: "ok", toolCalls: [] },
+  ]);
+  const alone = messages.read({
+    model: "m",
+    max_tokens: 10,
+    messages: [{ role: "system", content: "only here" }, { role: "user", content: "go" }],
+  });
+  assert.equal(alone.request.system, "only here");
+  assert.throws(
+    () => messages.read({ model: "m", max_tokens: 10, messages: [{ role: "tool", content: "x" }] }),
+    /messages\[0\]\.role.*must be user, assistant or system \(got "tool"\)/,
+  );
+});

@@ -117,3 +117,64 @@ Deno.test("a workspace the grader could not unpack is an infrastructure error, n
         "could not stage the sealed workspace in the grading container: tar: denied",
   );
 });
+
+Deno.test("an installed agent's trial is not failed by what only Verdict's loop counts", async () => {
+  const loaded = await loadTask("tests/fixtures/bench/trivial");
+  const requires = { min_denied_calls: 1, min_compactions: 1, min_tool_calls: 1 };
+  const task = { ...loaded, manifest: { ...loaded.manifest, requires } };
+  const staged = await stageTask(task);
+  const store = openStore(":memory:");
+  const final = sealEntries([
+    { path: "answer.txt", type: "file", mode: 0o644, data: bytes("yes\n") },
+  ]);
+  storeSnapshot(store.blobs, final);
+  const sandbox = new MemorySandbox({ exec: scripts });
+  const gradeOnce = async (counters: typeof ZERO_COUNTERS, waiveLoopOnly?: boolean) =>
+    await grade({
+      task,
+      blobs: store.blobs,
+      initial: staged.initial,
+      final,
+      counters,
+      tests: TESTS,
+      grader: await sandbox.start({
+        image: "verdict/busybox",
+        workdir: "/workspace",
+        network: "none",
+        labels: {},
+        user: AGENT_USER,
+      }),
+      waiveLoopOnly,
+    });
+  try {
+    const counters = { ...ZERO_COUNTERS, toolCalls: 3 };
+    const waived = await gradeOnce(counters, true);
+    assert.equal(waived.verdict, "pass", waived.reason);
+    assert.deepEqual(
+      waived.requirements.map((result) => [result.key, result.passed, result.loopOnly]),
+      [
+        ["min_tool_calls", true, false],
+        ["min_compactions", false, true],
+        ["min_denied_calls", false, true],
+      ],
+    );
+    for (const key of ["min_compactions", "min_denied_calls"]) {
+      const result = waived.requirements.find((each) => each.key === key)!;
+      assert.match(
+        result.detail,
+        new RegExp(`^${key} 1: got 0 \\(not applicable: `),
+        result.detail,
+      );
+    }
+    const loop = await gradeOnce(counters);
+    assert.equal(loop.verdict, "fail");
+    assert.equal(loop.reason, "requirement not met: min_compactions 1: got 0");
+    assert(loop.requirements.every((result) => !result.detail.includes("not applicable")));
+    // The waiver covers only the loop's own counters: too few tool calls still fail.
+    const idle = await gradeOnce(ZERO_COUNTERS, true);
+    assert.equal(idle.verdict, "fail");
+    assert.equal(idle.reason, "requirement not met: min_tool_calls 1: got 0");
+  } finally {
+    store.close();
+  }
+});

@@ -6,8 +6,9 @@
 import { ExitCode, UsageError } from "../../core/errors.ts";
 import { systemClock } from "../../core/system_clock.ts";
 import { CMD_PREFIX } from "../../agent/cmd_agent.ts";
-import { agentKind, AGENTS } from "../../eval/agent_registry.ts";
+import { agentKind, AGENTS, takesModel } from "../../eval/agent_registry.ts";
 import { setupLoopAgent } from "../../eval/loop_setup.ts";
+import { KIT_RECIPES } from "../../kit/kit_catalogue.ts";
 import { DEFAULT_REQUEST_TIMEOUT_MS } from "../../model/_http.ts";
 import { runEval } from "../../eval/run_eval.ts";
 import { loadSuite, selectTasks } from "../../task/load_suite.ts";
@@ -29,10 +30,13 @@ export const evalCommand: Command = {
   options: {
     agent: {
       type: "string",
+      multiple: true,
       valueName: "NAME",
-      description: `${
-        AGENTS.map((agent) => agent.name).join(", ")
-      } (default loop), or cmd:COMMAND: an installed agent's command, run in the trial's container`,
+      description:
+        `${
+          [...AGENTS.map((agent) => agent.name), ...KIT_RECIPES.map((kit) => kit.agent)].join(", ")
+        } (default loop; NAME@VERSION for another version of an installed agent), or ` +
+        "cmd:COMMAND: a program of your own, run in the trial's container; several make a sweep",
     },
     "agent-files": {
       type: "string",
@@ -99,9 +103,15 @@ export const evalCommand: Command = {
     "infrastructure or evaluator error, 1 when --min-pass-rate is missed, 130 when interrupted (143 on SIGTERM).\n" +
     "API keys come from OPENAI_API_KEY and ANTHROPIC_API_KEY and are never recorded.",
   async run({ io, values, positionals }) {
-    const agentName = stringOption(values, "agent") ?? "loop";
-    const installed = agentName.startsWith(CMD_PREFIX);
-    const kind = agentKind(agentName, { agentFiles: agentFilesOption(values, installed) });
+    const home = resolveHome(values, io);
+    const agentNames = (values.agent as string[] | undefined) ?? ["loop"];
+    const agentFiles = agentFilesOption(
+      values,
+      agentNames.some((name) => name.startsWith(CMD_PREFIX)),
+    );
+    const kinds = agentNames.map((name) =>
+      agentKind(name, { agentFiles: name.startsWith(CMD_PREFIX) ? agentFiles : undefined, home })
+    );
     const minPassRate = fraction(values, "min-pass-rate");
     const repeat = count(values, "repeat", 1, 1, MAX_REPEAT);
     const concurrency = count(values, "concurrency", 4, 1, MAX_CONCURRENCY);
@@ -116,29 +126,40 @@ export const evalCommand: Command = {
     const suite = await loadSuite(taskPaths(positionals));
     const tasks = selectTasks(suite, (values.task as string[] | undefined) ?? []);
     const models = (values.model as string[] | undefined) ?? ["scripted"];
-    if (!kind.needs.model && values.model !== undefined) {
-      throw new UsageError(`--model is for the loop agent; --agent ${agentName} uses no model`);
+    if (values.model !== undefined && !kinds.some((kind) => kind.needs.model)) {
+      throw new UsageError(
+        `--model is for agents driven by a model; --agent ${agentNames.join(", ")} uses none`,
+      );
     }
-    const home = resolveHome(values, io);
-    // A sweep: the same tasks, repeats and seed for every model, one run each (an agent that
-    // needs no model is given none, so it is built once).
-    const setups = await Promise.all(models.map((model) =>
-      kind.build(() =>
-        setupLoopAgent({
-          model,
-          baseUrl: stringOption(values, "base-url"),
-          pricesFile: stringOption(values, "prices"),
-          noCost: values["no-cost"] === true,
-          policyFile: stringOption(values, "policy"),
-          env: (name) => io.env(name),
-          clock: systemClock,
-          requestTimeoutMs,
-          onCrash: crashProcess(io),
-          home,
-          repeat,
-        }, tasks)
-      )
-    ));
+    // A sweep: the same tasks, repeats and seed for every agent and model, one run each (an
+    // agent that needs no model is given none, so it is built once). A pair whose agent cannot
+    // speak the model's API is passed over, unless the agent has no other (its build says why).
+    const setups = [];
+    for (const kind of kinds) {
+      const offered = kind.needs.model ? models : [models[0]];
+      const taken = offered.filter((model) => takesModel(kind, model));
+      for (const model of taken.length > 0 ? taken : offered) {
+        const built = await kind.build(() =>
+          setupLoopAgent({
+            model,
+            baseUrl: stringOption(values, "base-url"),
+            pricesFile: stringOption(values, "prices"),
+            noCost: values["no-cost"] === true,
+            policyFile: stringOption(values, "policy"),
+            env: (name) => io.env(name),
+            clock: systemClock,
+            requestTimeoutMs,
+            onCrash: crashProcess(io),
+            home,
+            repeat,
+          }, tasks)
+        );
+        setups.push({ kind, ...built });
+      }
+      for (const model of taken.length > 0 ? offered.filter((m) => !taken.includes(m)) : []) {
+        io.err(`passing over ${kind.name} with --model ${model}: it speaks ${kind.speaks}'s API\n`);
+      }
+    }
     const json = values.json === true;
     const write = json ? io.err : io.out;
     const outcomes = [];
@@ -150,7 +171,7 @@ export const evalCommand: Command = {
             paths: taskPaths(positionals),
             suite,
             tasks,
-            agent: kind.name,
+            agent: setup.kind.name,
             model: setup.model,
             settings: setup.settings,
             repeat,

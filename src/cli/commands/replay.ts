@@ -34,7 +34,8 @@ export const replayCommand: Command = {
     "session is identical, 1 naming the session, step, JSON path, expected and actual value,\n" +
     "and 1 when a session is unfinished (resume the run first).",
   async run({ io, values, positionals }) {
-    const store = openExistingStore(resolveHome(values, io));
+    const home = resolveHome(values, io);
+    const store = openExistingStore(home);
     try {
       const { run, sessions } = resolveTarget(store, positionals[0]);
       const live = values.live === true;
@@ -45,13 +46,14 @@ export const replayCommand: Command = {
         // without --live (the engine is not called then).
         sandbox: sandboxFromEnv(io),
         clock: systemClock,
+        home,
         loopSetup: (config: RunConfig, task) =>
           setupLoopAgent({
             ...recordedChoices(config),
             env: () => undefined,
             clock: systemClock,
             forReplay: true,
-            home: resolveHome(values, io),
+            home,
           }, [task]),
       });
       const count = (status: SessionReplay["status"]) =>

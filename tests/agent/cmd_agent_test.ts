@@ -1,0 +1,84 @@
+/**
+ * The generic installed agent (`cmd:COMMAND`) without Docker: the exact script its container
+ * runs (unchanged since it moved onto `_installed_run.ts`), what it records, and how its exit is
+ * read. `tests/eval/cmd_agent_trial_test.ts` runs it for real.
+ */
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { cmdAgent, MAX_RECORDED_OUTPUT_BYTES } from "../../src/agent/cmd_agent.ts";
+import { SplitMix64 } from "../../src/core/rng.ts";
+import { type ExecRequest, MemorySandbox } from "../../src/sandbox/memory_sandbox.ts";
+import type { UnpackedExecResult } from "../../src/sandbox/sandbox.ts";
+import { type CatalogueEvent, EVENT } from "../../src/store/event_catalogue.ts";
+import { loadTask } from "../../src/task/load_task.ts";
+import { PROJECT_ROOT } from "../_verdict.ts";
+
+const task = await loadTask(join(PROJECT_ROOT, "tasks/fix-slugify"));
+
+async function run(command: string, answer: Partial<UnpackedExecResult>) {
+  const requests: ExecRequest[] = [];
+  const sandbox = new MemorySandbox({
+    exec: (request) => {
+      requests.push(request);
+      return answer;
+    },
+  });
+  const container = await sandbox.start({
+    image: task.manifest.image,
+    workdir: task.manifest.workdir,
+    network: "none",
+    labels: {},
+  });
+  const events: CatalogueEvent[] = [];
+  const outcome = await cmdAgent(command, "/host/agent").run({
+    task,
+    session: "s1",
+    container,
+    record: (recorded) => events.push(...recorded),
+    storeBlob: () => "",
+    rng: new SplitMix64(1),
+    timeoutMs: 5000,
+    resumed: false,
+    signal: new AbortController().signal,
+  });
+  await container.remove();
+  return { outcome, events, requests };
+}
+
+Deno.test("cmd:COMMAND runs its command with the instruction in a file, and records what it printed", async () => {
+  const { outcome, events, requests } = await run("python3 /verdict/agent/it's.py", {
+    stdout: "done\n",
+  });
+  assert.equal(
+    requests[0].script,
+    "set -e\nmkdir -p '/tmp/verdict'\ncat > '/tmp/verdict/instruction.md'\n" +
+      "exec sh -c 'python3 /verdict/agent/it'\\''s.py' </dev/null",
+  );
+  assert.deepEqual(requests[0].options.env, {
+    VERDICT_INSTRUCTION_FILE: "/tmp/verdict/instruction.md",
+  });
+  assert.equal(requests[0].options.maxOutputBytes, MAX_RECORDED_OUTPUT_BYTES);
+  assert.equal(requests[0].options.timeoutMs, 5000);
+  assert.equal(new TextDecoder().decode(requests[0].options.stdin), task.instruction);
+  assert.deepEqual(events, [{
+    kind: EVENT.agentCmd,
+    payload: {
+      command: "python3 /verdict/agent/it's.py",
+      exit_code: 0,
+      timed_out: false,
+      stdout: "done\n",
+      stderr: "",
+    },
+  }]);
+  assert.equal(outcome.stopReason, "completed");
+  assert.equal(outcome.counters.finished, true);
+});
+
+Deno.test("cmd:COMMAND that exits non-zero is an error naming its exit code; past the deadline, a timeout", async () => {
+  const failed = await run("false", { exitCode: 3 });
+  assert.equal(failed.outcome.stopReason, "error");
+  assert.equal(failed.outcome.detail, "the agent's command exited 3");
+  const late = await run("sleep 99", { exitCode: 137, timedOut: true });
+  assert.equal(late.outcome.stopReason, "timeout");
+  assert.equal(late.outcome.detail, undefined);
+});
