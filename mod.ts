@@ -271,8 +271,21 @@ export type {
 } from "./src/gateway/gateway.ts";
 
 // Installed agents' kits: Claude Code's and Codex CLI's native binaries, under the state folder.
-export { KIT_RECIPES, type KitRecipe, kitRecipe, parseKitName } from "./src/kit/kit_catalogue.ts";
-export { findKit, type Kit, type KitPackage, kitsFolder, listKits } from "./src/kit/kit_store.ts";
+export {
+  KIT_RECIPES,
+  type KitCompanion,
+  type KitRecipe,
+  kitRecipe,
+  parseKitName,
+} from "./src/kit/kit_catalogue.ts";
+export {
+  findKit,
+  type Kit,
+  type KitCompanionFile,
+  type KitPackage,
+  kitsFolder,
+  listKits,
+} from "./src/kit/kit_store.ts";
 export { fetchKit, type FetchKitOptions } from "./src/kit/fetch_kit.ts";
 export { importKit } from "./src/kit/import_kit.ts";
 

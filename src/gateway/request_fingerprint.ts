@@ -7,7 +7,8 @@
  *   kernel's version), and the random ids and timings its own tools add to their output, are
  *   masked wherever they appear: {@linkcode VOLATILE_TEXT};
  * - the results of parallel tool calls, which an agent appends as each finishes, are put in the
- *   order of their call ids.
+ *   order of their call ids, and the caching mark Claude Code puts on a conversation's newest
+ *   block (`cache_control`, which follows that order) is left out of its messages.
  * Nothing else is ignored.
  *
  * @module
@@ -125,7 +126,14 @@ function inCallOrder(format: WireFormat, body: unknown): unknown {
       ...record,
       messages: record.messages.map((message) =>
         isRecord(message) && Array.isArray(message.content)
-          ? { ...message, content: sortedRuns(message.content, "tool_result", "tool_use_id") }
+          ? {
+            ...message,
+            content: sortedRuns(
+              message.content.map(withoutCacheMark),
+              "tool_result",
+              "tool_use_id",
+            ),
+          }
           : message
       ),
     };
@@ -162,6 +170,12 @@ function sortedRuns(items: readonly unknown[], kind: string, id: string): unknow
   }
   flush();
   return sorted;
+}
+
+function withoutCacheMark(block: unknown): unknown {
+  if (!isRecord(block) || !("cache_control" in block)) return block;
+  const { cache_control: _, ...rest } = block;
+  return rest;
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {

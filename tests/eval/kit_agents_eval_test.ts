@@ -110,20 +110,26 @@ Deno.test("Claude Code passes the bundled tasks, replays identically, and compar
   assert.match(shown.stdout, /messages call \(streamed\)/);
   assert.match(shown.stdout, /\$ find '\.' -maxdepth 3/);
 
+  // The loop on the same tasks, with the scripted model's faults: four of its trials fail where
+  // Claude Code's pass, and compare pairs them.
   const loop = await runVerdict([
     "eval",
     "tasks/",
     ...tasks.flatMap((task) => ["--task", task]),
+    "--model",
+    "scripted:faults=0.5",
     "--seed",
     "41",
     "--home",
     home.path,
   ]);
   assert.equal(loop.code, 0, loop.stdout + loop.stderr);
+  assert.match(loop.stdout, /12 of 12 trials: 8 passed, 4 failed/);
   const compared = await runVerdict(["compare", runIdOf(loop.stdout), run, "--home", home.path]);
   assert.equal(compared.code, 0, compared.stdout + compared.stderr);
-  assert.match(compared.stdout, /flip/i);
-  assert.doesNotMatch(compared.stdout, /not comparable|incomparable/i);
+  assert.match(compared.stdout, /12 paired trials, pass rate 66\.7% → 100\.0%/);
+  assert.match(compared.stdout, /b \(pass→fail\) 0, c \(fail→pass\) 4/);
+  assert.equal(compared.stdout.match(/^ {2}fail→pass \S+#0/gm)?.length, 4, compared.stdout);
 });
 
 Deno.test("Codex CLI passes the bundled tasks, busybox ones included, and replays identically", async () => {

@@ -46,6 +46,13 @@ Deno.test("the results of parallel tool calls compare in the order of their call
   const answered = results(["call_2", "call_1"]);
   answered.messages[1] = called.messages[1];
   assert(same("messages", called, answered));
+  // Claude Code marks the newest block for caching: the mark follows the order results came in.
+  const marked = (request: ReturnType<typeof results>) => {
+    const blocks = request.messages[2].content as Record<string, unknown>[];
+    blocks[blocks.length - 1].cache_control = { type: "ephemeral" };
+    return request;
+  };
+  assert(same("messages", marked(results(["call_1", "call_2"])), marked(answered)));
   const wrong = results(["call_1", "call_2"]);
   (wrong.messages[2].content as { content: string }[])[0].content = "out call_2";
   assert(!same("messages", called, wrong), "a result given to the wrong call counts");
