@@ -1,7 +1,7 @@
 /**
  * Codex CLI as an installed agent (`--agent codex[@VERSION]`): its kit's binary runs
- * `codex exec` (approvals and its own sandbox bypassed: the trial's container is the sandbox, a
- * JSON-lines transcript on stdout) as the agent user. `OPENAI_BASE_URL` alone does not move it,
+ * `codex exec` (the prompt on stdin, approvals and its own sandbox bypassed: the trial's container
+ * is the sandbox, a JSON-lines transcript on stdout) as the agent user. `OPENAI_BASE_URL` alone does not move it,
  * so a config in its own `CODEX_HOME` names the trial's gateway as a custom provider speaking the
  * Responses API, with one retry, no update check, no analytics or plugins, and no unbounded
  * connection retries (else an unreachable gateway is retried forever).

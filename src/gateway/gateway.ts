@@ -28,6 +28,11 @@ export interface GatewayCall {
   model: string;
   /** The request body exactly as the agent sent it. */
   body: string;
+  /**
+   * For Anthropic Messages: the beta features the agent asked for (its `anthropic-beta` header),
+   * which the live backend passes on with the body that uses them; absent when none.
+   */
+  betas?: string;
   /** The request read into Verdict's own form (messages, tools, system prompt, output budget). */
   request: ModelRequest;
 }

@@ -116,6 +116,7 @@ export function gatewayHandler(options: GatewayHandlerOptions): GatewayHandler {
       const message = error instanceof WireRequestError ? error.message : "body is not valid JSON";
       return toResponse(codec.error(400, "invalid_request", message, field));
     }
+    const betas = codec.format === "messages" ? request.headers.get("anthropic-beta") : null;
     const call: GatewayCall = {
       number: ++calls,
       format: codec.format,
@@ -124,6 +125,7 @@ export function gatewayHandler(options: GatewayHandlerOptions): GatewayHandler {
       model: read.model,
       body,
       request: read.request,
+      ...(betas ? { betas } : {}),
     };
     let answer: GatewayAnswer;
     let failure: unknown;

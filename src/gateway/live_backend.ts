@@ -1,6 +1,7 @@
 /**
  * The live backend: the agent's request body goes unchanged to the upstream provider with the
- * real key in its header (the agent only ever holds the trial's dummy key), and the upstream's
+ * real key in its header (the agent only ever holds the trial's dummy key) and, for Anthropic,
+ * the beta features the agent asked for (`anthropic-beta`), and the upstream's
  * status, content type and body come back to the agent, a stream read whole first. The real key
  * is redacted from every answer and every error message.
  *
@@ -99,7 +100,11 @@ export function liveBackend(upstream: LiveUpstream, http: HttpDeps): GatewayBack
         "content-type": "application/json",
         accept: call.stream ? "text/event-stream" : "application/json",
         ...(upstream.provider === "anthropic"
-          ? { "x-api-key": upstream.apiKey, "anthropic-version": ANTHROPIC_VERSION }
+          ? {
+            "x-api-key": upstream.apiKey,
+            "anthropic-version": ANTHROPIC_VERSION,
+            ...(call.betas ? { "anthropic-beta": call.betas } : {}),
+          }
           : upstream.apiKey
           ? { authorization: `Bearer ${upstream.apiKey}` }
           : {}),

@@ -3,6 +3,7 @@ import { LogicalClock } from "../../src/core/clock.ts";
 import { InfrastructureError } from "../../src/core/errors.ts";
 import { SplitMix64 } from "../../src/core/rng.ts";
 import { systemClock } from "../../src/core/system_clock.ts";
+import { gatewayHandler } from "../../src/gateway/handler.ts";
 import { liveBackend, type LiveUpstream } from "../../src/gateway/live_backend.ts";
 import { DEFAULT_RETRY, type HttpDeps } from "../../src/model/_http.ts";
 import { ModelRejected, ModelUnavailable } from "../../src/model/model_errors.ts";
@@ -190,4 +191,37 @@ Deno.test("live: a format the provider does not speak gets a 404 in the agent's 
   assert.equal(answer.status, 404);
   assert.equal(JSON.parse(answer.body).error.type, "not_found_error");
   assert.equal(server.received.length, 0);
+});
+
+Deno.test("live: the beta features Claude Code asks for (anthropic-beta) go upstream with its body", async () => {
+  await using server = upstream([
+    () =>
+      Response.json({ type: "message", content: [], usage: { input_tokens: 1, output_tokens: 1 } }),
+  ]);
+  const handler = gatewayHandler({
+    key: "dummy",
+    backend: liveBackend(
+      { provider: "anthropic", model: "claude-test", baseUrl: server.url, apiKey: KEY },
+      http(),
+    ),
+  });
+  const betas = "context-management-2025-06-27,interleaved-thinking-2025-05-14";
+  const body = JSON.stringify({
+    model: "claude-test",
+    max_tokens: 10,
+    messages: [{ role: "user", content: "hi" }],
+    context_management: { edits: [] },
+  });
+  const response = await handler(
+    new Request("http://gateway/v1/messages?beta=true", {
+      method: "POST",
+      body,
+      headers: { "x-api-key": "dummy", "anthropic-beta": betas },
+    }),
+  );
+  assert.equal(response.status, 200, await response.clone().text());
+  await response.body?.cancel();
+  const [received] = server.received;
+  assert.equal(received.headers.get("anthropic-beta"), betas);
+  assert.equal(received.body, body);
 });
