@@ -8,6 +8,7 @@
  */
 import type { Usage } from "../model/model.ts";
 import type { WireFormat } from "./gateway.ts";
+import { sseData } from "./sse.ts";
 
 type Json = Record<string, unknown>;
 
@@ -40,7 +41,7 @@ export function answerUsage(format: WireFormat, contentType: string, body: strin
   switch (format) {
     case "chat_completions": {
       const usage = stream
-        ? streamData(body).map((chunk) => chunk.usage).findLast(isObject)
+        ? sseData(body).map((chunk) => chunk.usage).findLast(isObject)
         : parsed(body)?.usage;
       return isObject(usage)
         ? openAiUsage(usage.prompt_tokens, usage.completion_tokens, usage.prompt_tokens_details)
@@ -48,7 +49,7 @@ export function answerUsage(format: WireFormat, contentType: string, body: strin
     }
     case "responses": {
       const response = stream
-        ? streamData(body).findLast((event) => RESPONSE_ENDS.has(String(event.type)))?.response
+        ? sseData(body).findLast((event) => RESPONSE_ENDS.has(String(event.type)))?.response
         : parsed(body);
       const usage = isObject(response) ? response.usage : undefined;
       return isObject(usage)
@@ -56,7 +57,7 @@ export function answerUsage(format: WireFormat, contentType: string, body: strin
         : null;
     }
     case "messages":
-      return stream ? messagesStreamUsage(streamData(body)) : messagesUsage(parsed(body)?.usage);
+      return stream ? messagesStreamUsage(sseData(body)) : messagesUsage(parsed(body)?.usage);
   }
 }
 
@@ -94,20 +95,6 @@ function messagesStreamUsage(events: Json[]): Usage | null {
     }
   }
   return messagesUsage(usage);
-}
-
-/** The JSON `data:` payloads of an event stream, in order (`[DONE]` and non-JSON skipped). */
-function streamData(body: string): Json[] {
-  const events: Json[] = [];
-  for (const block of body.replaceAll("\r\n", "\n").split(/\n\n+/)) {
-    const data = block.split("\n")
-      .filter((line) => line.startsWith("data:"))
-      .map((line) => line.slice(line.startsWith("data: ") ? 6 : 5))
-      .join("\n");
-    const value = data === "" ? undefined : parsed(data);
-    if (value !== undefined) events.push(value);
-  }
-  return events;
 }
 
 function parsed(text: string): Json | undefined {

@@ -1,7 +1,7 @@
 /**
  * Server-sent events as the providers write them: `event: NAME` (when named) and one `data:`
- * line of JSON, each event closed by a blank line; and splitting a text into the pieces a
- * stream carries as deltas.
+ * line of JSON, each event closed by a blank line; reading such a stream's JSON back; and
+ * splitting a text into the pieces a stream carries as deltas.
  *
  * @module
  */
@@ -48,4 +48,36 @@ export function deltaPieces(text: string, length: number = DELTA_LENGTH): string
     start = end;
   }
   return pieces;
+}
+
+/**
+ * The JSON objects a whole event stream's `data:` fields carry, in order: `[DONE]`, lines cut
+ * short and data that is not a JSON object are passed over.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { sseData, sseEvent } from "./sse.ts";
+ * const stream = sseEvent({ n: 1 }) + "data: [DONE]\n\n" + sseEvent({ n: 2 }, "x");
+ * assert.deepEqual(sseData(stream), [{ n: 1 }, { n: 2 }]);
+ * ```
+ */
+export function sseData(body: string): Record<string, unknown>[] {
+  const events: Record<string, unknown>[] = [];
+  for (const block of body.replaceAll("\r\n", "\n").split(/\n\n+/)) {
+    const data = block.split("\n")
+      .filter((line) => line.startsWith("data:"))
+      .map((line) => line.slice(line.startsWith("data: ") ? 6 : 5))
+      .join("\n");
+    if (data === "") continue;
+    try {
+      const value: unknown = JSON.parse(data);
+      if (value !== null && typeof value === "object" && !Array.isArray(value)) {
+        events.push(value as Record<string, unknown>);
+      }
+    } catch {
+      // `[DONE]`, or a line cut short
+    }
+  }
+  return events;
 }

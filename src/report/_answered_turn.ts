@@ -9,6 +9,7 @@ import { fromAnthropicResponse } from "../model/anthropic.ts";
 import { fromOpenAiResponse } from "../model/openai.ts";
 import type { ToolCall } from "../model/model.ts";
 import type { EVENT, EventPayload } from "../store/event_catalogue.ts";
+import { sseData } from "../gateway/sse.ts";
 
 /** The text and tool calls of an answer. */
 export interface AnsweredTurn {
@@ -47,17 +48,15 @@ export function answeredTurn(
     switch (call.format) {
       case "messages":
         return stream
-          ? messagesStream(streamData(answer.body))
+          ? messagesStream(sseData(answer.body))
           : fromAnthropicResponse(JSON.parse(answer.body));
       case "chat_completions":
         return stream
-          ? chatStream(streamData(answer.body))
+          ? chatStream(sseData(answer.body))
           : fromOpenAiResponse(JSON.parse(answer.body));
       case "responses":
         return responsesTurn(
-          stream
-            ? streamedOutput(streamData(answer.body))
-            : responseOutput(JSON.parse(answer.body)),
+          stream ? streamedOutput(sseData(answer.body)) : responseOutput(JSON.parse(answer.body)),
         );
     }
   } catch {
@@ -153,24 +152,6 @@ function responsesTurn(items: unknown[]): AnsweredTurn {
     }
   }
   return { content, toolCalls };
-}
-
-/** The JSON `data:` payloads of an event stream, in order (`[DONE]` and non-JSON skipped). */
-function streamData(body: string): Json[] {
-  const events: Json[] = [];
-  for (const block of body.replaceAll("\r\n", "\n").split(/\n\n+/)) {
-    const data = block.split("\n")
-      .filter((line) => line.startsWith("data:"))
-      .map((line) => line.slice(line.startsWith("data: ") ? 6 : 5))
-      .join("\n");
-    try {
-      const value: unknown = data === "" ? undefined : JSON.parse(data);
-      if (isObject(value)) events.push(value);
-    } catch {
-      // `[DONE]`, or a line cut short
-    }
-  }
-  return events;
 }
 
 function isObject(value: unknown): value is Json {

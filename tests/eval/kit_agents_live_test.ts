@@ -118,13 +118,13 @@ for (
   });
 }
 
-Deno.test("a CLI past the task's deadline is killed with its container, and the trial stops on timeout", async () => {
-  const docker = await requireDocker();
-  await using home = await scratchDir("kit-deadline");
+/** Evaluates the task at `taskDir` with Claude Code; returns the run id and its one trial. */
+async function claudeCodeTrial(taskDir: string, name: string) {
+  await using home = await scratchDir(name);
   await requireKits(home.path, ["claude-code"]);
   const evaluated = await runVerdict([
     "eval",
-    "tests/fixtures/installed/sleepy",
+    taskDir,
     "--agent",
     "claude-code",
     "--home",
@@ -133,27 +133,21 @@ Deno.test("a CLI past the task's deadline is killed with its container, and the 
   assert.equal(evaluated.code, 0, evaluated.stdout + evaluated.stderr);
   const run = /^run (\S+):/m.exec(evaluated.stdout)![1];
   const results = JSON.parse(await Deno.readTextFile(join(home.path, "runs", run, "results.json")));
-  assert.equal(results.trials[0].stop_reason, "timeout");
-  assert.equal(results.trials[0].verdict, "fail");
-  assert.deepEqual(await containersLabelled(docker, `verdict.run=${run}`), []);
+  return { run, trial: results.trials[0] };
+}
+
+Deno.test("a CLI past the task's deadline is killed with its container, and the trial stops on timeout", async () => {
+  const docker = await requireDocker();
+  const { run, trial } = await claudeCodeTrial("tests/fixtures/installed/sleepy", "kit-deadline");
+  assert.equal(trial.stop_reason, "timeout");
+  assert.equal(trial.verdict, "fail");
   // What the CLI started lived in the container's process namespace, and went with it.
+  assert.deepEqual(await containersLabelled(docker, `verdict.run=${run}`), []);
 });
 
 Deno.test("a gateway refusal on the task's token budget stops Claude Code with stop reason budget", async () => {
   await requireDocker();
-  await using home = await scratchDir("kit-budget");
-  await requireKits(home.path, ["claude-code"]);
-  const evaluated = await runVerdict([
-    "eval",
-    "tests/fixtures/token-budget",
-    "--agent",
-    "claude-code",
-    "--home",
-    home.path,
-  ]);
-  assert.equal(evaluated.code, 0, evaluated.stdout + evaluated.stderr);
-  const run = /^run (\S+):/m.exec(evaluated.stdout)![1];
-  const results = JSON.parse(await Deno.readTextFile(join(home.path, "runs", run, "results.json")));
-  assert.equal(results.trials[0].stop_reason, "budget", JSON.stringify(results.trials[0]));
-  assert.match(results.trials[0].reason, /./);
+  const { trial } = await claudeCodeTrial("tests/fixtures/token-budget", "kit-budget");
+  assert.equal(trial.stop_reason, "budget", JSON.stringify(trial));
+  assert.equal(trial.verdict, "fail");
 });
