@@ -7,6 +7,7 @@
  * @module
  */
 import { UsageError } from "../core/errors.ts";
+import { parseModelSpec } from "../model/model_spec.ts";
 import type { Kit } from "../kit/kit_store.ts";
 import { EVENT, event } from "../store/event_catalogue.ts";
 import type { AgentTranscriptPayload } from "../store/event_payloads.ts";
@@ -88,13 +89,13 @@ export function cliModelName(
   provider: "anthropic" | "openai",
   agent: string,
 ): string | null {
-  const match = /^(openai|anthropic):(.+)$/.exec(spec);
-  if (match === null) return null;
-  if (match[1] !== provider) {
+  const parsed = parseModelSpec(spec);
+  if (parsed.kind !== "anthropic" && parsed.kind !== "openai") return null;
+  if (parsed.kind !== provider) {
     throw new UsageError(
       `--agent ${agent} speaks ${provider}'s API, so --model ${spec} cannot answer it: give ` +
         `--model ${provider}:MODEL, or --model scripted`,
     );
   }
-  return match[2];
+  return parsed.model;
 }

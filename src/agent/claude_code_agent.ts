@@ -15,6 +15,9 @@ import { readClaudeCodeTranscript } from "./claude_code_transcript.ts";
 import type { InstalledAgent } from "./cmd_agent.ts";
 import { cliModelName, KIT_MOUNT, kitAgent } from "./_kit_agent.ts";
 
+/** The provider API Claude Code speaks (a `--model` of another provider cannot drive it). */
+export const CLAUDE_CODE_API = "anthropic";
+
 /** Claude Code's home in its container: the agent user's, outside the workspace. */
 export const CLAUDE_CODE_HOME = "/verdict/home/claude";
 
@@ -37,7 +40,7 @@ export const CLAUDE_CODE_HOME = "/verdict/home/claude";
  * @throws {UsageError} when `model` names an OpenAI model (Claude Code speaks Anthropic's API).
  */
 export function claudeCodeAgent(kit: Kit, model: string): InstalledAgent {
-  const name = cliModelName(model, "anthropic", kit.agent);
+  const name = cliModelName(model, CLAUDE_CODE_API, kit.agent);
   // The prompt comes on stdin: no quoting, no length limit, no reading a leading "-" as a flag.
   const args = [
     "-p",

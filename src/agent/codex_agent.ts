@@ -14,6 +14,9 @@ import { readCodexTranscript } from "./codex_transcript.ts";
 import type { InstalledAgent } from "./cmd_agent.ts";
 import { cliModelName, KIT_MOUNT, kitAgent } from "./_kit_agent.ts";
 
+/** The provider API Codex CLI speaks (a `--model` of another provider cannot drive it). */
+export const CODEX_API = "openai";
+
 /**
  * The model Codex is told to use when `--model` names no provider's model (the scripted model):
  * with its own default it sends no tools at all (that model's tools come from a catalogue it
@@ -99,7 +102,7 @@ export function codexAgent(kit: Kit, model: string): InstalledAgent {
           : ""
       }exec ${KIT_MOUNT}/${kit.binary} ${args.join(" ")}`,
       files: {
-        [`${CODEX_HOME}/config.toml`]: codexConfig(cliModelName(model, "openai", kit.agent)),
+        [`${CODEX_HOME}/config.toml`]: codexConfig(cliModelName(model, CODEX_API, kit.agent)),
       },
       env: { CODEX_HOME },
       homes: [CODEX_HOME],

@@ -8,14 +8,15 @@
  */
 import { z } from "zod";
 import type { Agent } from "../agent/agent.ts";
-import { claudeCodeAgent } from "../agent/claude_code_agent.ts";
+import { CLAUDE_CODE_API, claudeCodeAgent } from "../agent/claude_code_agent.ts";
 import { CMD_PREFIX, cmdAgent } from "../agent/cmd_agent.ts";
-import { codexAgent } from "../agent/codex_agent.ts";
+import { CODEX_API, codexAgent } from "../agent/codex_agent.ts";
 import { nopAgent } from "../agent/nop.ts";
 import { oracleAgent } from "../agent/oracle.ts";
 import { InfrastructureError, UsageError } from "../core/errors.ts";
 import { isPlainVersion, KIT_RECIPES, kitRecipe, parseKitName } from "../kit/kit_catalogue.ts";
 import { findKit, kitsFolder } from "../kit/kit_store.ts";
+import { parseModelSpec } from "../model/model_spec.ts";
 import type { LoopSetup } from "./loop_setup.ts";
 import type { LoopSettings } from "./loop_settings.ts";
 import type { CrashHook } from "./trial.ts";
@@ -89,8 +90,9 @@ const fixed = (agent: Agent) => () =>
  * ```
  */
 export function takesModel(kind: AgentKind, spec: string): boolean {
-  const provider = /^(openai|anthropic):/.exec(spec)?.[1];
-  return kind.speaks === undefined || provider === undefined || provider === kind.speaks;
+  if (kind.speaks === undefined) return true;
+  const { kind: provider } = parseModelSpec(spec);
+  return (provider !== "openai" && provider !== "anthropic") || provider === kind.speaks;
 }
 
 /** Every agent, by name. */
@@ -132,6 +134,12 @@ function requireGateway(setup: LoopSetup): NonNullable<LoopSetup["gateway"]> {
   return setup.gateway;
 }
 
+/** How each kit's agent is made, and the provider API it speaks. */
+const KIT_AGENTS = {
+  "claude-code": { agent: claudeCodeAgent, speaks: CLAUDE_CODE_API },
+  codex: { agent: codexAgent, speaks: CODEX_API },
+} as const;
+
 /**
  * An installed agent of a kit (`claude-code`, `codex@0.171.0`): its name always carries the
  * version (the pinned one when none is given), so a run records which; building it finds the kit
@@ -142,10 +150,11 @@ function kitAgentKind(name: string, options: AgentOptions): AgentKind | undefine
   const recipe = kitRecipe(agent);
   if (recipe === undefined || (version !== null && !isPlainVersion(version))) return undefined;
   const pinned = version ?? recipe.defaultVersion;
+  const make = KIT_AGENTS[recipe.agent];
   return {
     name: `${recipe.agent}@${pinned}`,
     needs: { model: true, solutions: false, gateway: true },
-    speaks: recipe.agent === "claude-code" ? "anthropic" : "openai",
+    speaks: make.speaks,
     build: async (loop) => {
       const setup = await loop();
       const gateway = requireGateway(setup);
@@ -159,9 +168,8 @@ function kitAgentKind(name: string, options: AgentOptions): AgentKind | undefine
             `import its npm tarballs with 'verdict agents import FILE...'`,
         );
       }
-      const make = recipe.agent === "claude-code" ? claudeCodeAgent : codexAgent;
       return {
-        agent: make(kit, setup.model),
+        agent: make.agent(kit, setup.model),
         model: setup.model,
         settings: setup.settings,
         gateway,

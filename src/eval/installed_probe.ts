@@ -3,14 +3,14 @@
  * against glibc, in a busybox image) is refused there and then, naming the image, its tasks and
  * what it lacks, rather than failing every trial of those tasks as the agent's fault. Each image
  * is tried once, in a throwaway container with the agent's mounts and no network, as the agent
- * user.
+ * user, labelled with the run it was claimed for (so the sweep after a killed process finds it).
  *
  * @module
  */
 import type { InstalledAgent } from "../agent/cmd_agent.ts";
 import { UsageError } from "../core/errors.ts";
 import type { Sandbox } from "../sandbox/sandbox.ts";
-import type { Task } from "../task/task.ts";
+import { type Task, tasksByImage } from "../task/task.ts";
 import { OWNER_LABEL } from "./run_owner.ts";
 
 const PROBE_TIMEOUT_MS = 60_000;
@@ -25,22 +25,18 @@ export async function requireRunnableImages(
   sandbox: Sandbox,
   agent: InstalledAgent,
   tasks: readonly Task[],
-  owner: string,
+  run: { id: string; owner: string },
   signal: AbortSignal,
 ): Promise<void> {
   const probe = agent.probe;
   if (probe === undefined) return;
-  const byImage = new Map<string, string[]>();
-  for (const task of tasks) {
-    byImage.set(task.manifest.image, [...(byImage.get(task.manifest.image) ?? []), task.id]);
-  }
   const refused: string[] = [];
-  for (const [image, ids] of byImage) {
+  for (const [image, ids] of tasksByImage(tasks)) {
     const container = await sandbox.start({
       image,
       workdir: "/",
       network: "none",
-      labels: { [OWNER_LABEL]: owner, "verdict.role": "probe" },
+      labels: { "verdict.run": run.id, [OWNER_LABEL]: run.owner, "verdict.role": "probe" },
       mounts: agent.mounts,
     }, signal);
     try {

@@ -11,14 +11,13 @@
  */
 import { installedAgent } from "../agent/cmd_agent.ts";
 import { requireRunnableImages } from "./installed_probe.ts";
-import { stateOwner } from "./run_owner.ts";
 import { join } from "node:path";
 import { InfrastructureError } from "../core/errors.ts";
 import { VERSION } from "../core/version.ts";
 import { missingImageMessage, type Sandbox } from "../sandbox/sandbox.ts";
 import { openStore, type Store } from "../store/store.ts";
 import type { Suite } from "../task/load_suite.ts";
-import type { Task } from "../task/task.ts";
+import { type Task, tasksByImage } from "../task/task.ts";
 import { agentKind } from "./agent_registry.ts";
 import type { LoopSettings } from "./loop_settings.ts";
 import { requireSolutions } from "./oracle_solutions.ts";
@@ -118,15 +117,6 @@ export async function runEval(request: EvalRequest, deps: EvalDeps): Promise<Eva
   const agentFiles = installed?.files;
   let attempt = 1;
   try {
-    if (installed !== undefined) {
-      await requireRunnableImages(
-        deps.sandbox,
-        installed,
-        tasks,
-        stateOwner(request.home),
-        deps.signal,
-      );
-    }
     return await driveRun({
       home: request.home,
       store,
@@ -136,6 +126,10 @@ export async function runEval(request: EvalRequest, deps: EvalDeps): Promise<Eva
         return claimed;
       },
       prepare: async ({ id, owner }) => {
+        // Before anything is recorded: an image the installed agent cannot run refuses the run.
+        if (installed !== undefined) {
+          await requireRunnableImages(deps.sandbox, installed, tasks, { id, owner }, deps.signal);
+        }
         const config: RecordedRunConfig = {
           ...experiment,
           attempt,
@@ -182,12 +176,8 @@ async function requireImages(
   tasks: readonly Task[],
   signal: AbortSignal,
 ): Promise<void> {
-  const byImage = new Map<string, string[]>();
-  for (const task of tasks) {
-    byImage.set(task.manifest.image, [...(byImage.get(task.manifest.image) ?? []), task.id]);
-  }
   const missing: string[] = [];
-  for (const [image, ids] of byImage) {
+  for (const [image, ids] of tasksByImage(tasks)) {
     if (!await sandbox.hasImage(image, signal)) {
       missing.push(`${missingImageMessage(image)} (needed by ${ids.join(", ")})`);
     }

@@ -20,3 +20,25 @@ export interface Task {
   /** Whether `solution/` exists. */
   hasSolution: boolean;
 }
+
+/**
+ * The ids of `tasks` by the image each runs in, images in first-seen order.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { type Task, tasksByImage } from "./task.ts";
+ * const task = (id: string, image: string) => ({ id, manifest: { image } }) as Task;
+ * assert.deepEqual(
+ *   [...tasksByImage([task("a", "py"), task("b", "bb"), task("c", "py")])],
+ *   [["py", ["a", "c"]], ["bb", ["b"]]],
+ * );
+ * ```
+ */
+export function tasksByImage(tasks: readonly Task[]): Map<string, string[]> {
+  const byImage = new Map<string, string[]>();
+  for (const task of tasks) {
+    byImage.set(task.manifest.image, [...(byImage.get(task.manifest.image) ?? []), task.id]);
+  }
+  return byImage;
+}

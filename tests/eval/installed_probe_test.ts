@@ -18,6 +18,7 @@ import type { Task } from "../../src/task/task.ts";
 import { PROJECT_ROOT } from "../_verdict.ts";
 
 const OWNER = "0123456789abcdef";
+const RUN = { id: "5e1f00000001", owner: OWNER };
 const LOADER = "/lib64/ld-linux-x86-64.so.2";
 
 const kit = (agent: string, binary: string, interpreter: string | null): Kit => ({
@@ -57,7 +58,7 @@ Deno.test("an image that cannot run the binary refuses the run, naming the image
   const sandbox = new MemorySandbox({ exec: glibcOnlyInPython });
   let message = "";
   await assert.rejects(
-    () => requireRunnableImages(sandbox, CLAUDE, TASKS, OWNER, new AbortController().signal),
+    () => requireRunnableImages(sandbox, CLAUDE, TASKS, RUN, new AbortController().signal),
     (error) => {
       assert(error instanceof UsageError);
       message = error.message;
@@ -82,6 +83,7 @@ Deno.test("an image that cannot run the binary refuses the run, naming the image
   for (const spec of starts) {
     assert.equal(spec.network, "none");
     assert.equal(spec.labels[OWNER_LABEL], OWNER);
+    assert.equal(spec.labels["verdict.run"], RUN.id, "the sweep after a killed process finds it");
     assert.deepEqual(spec.mounts, CLAUDE.mounts);
   }
   assert.deepEqual(sandbox.live(), [], "every probe container is removed, the failed one too");
@@ -93,7 +95,7 @@ Deno.test("images that all run the binary let the run go on, their probe contain
     sandbox,
     CLAUDE,
     TASKS.filter((each) => each.manifest.image !== "verdict/busybox"),
-    OWNER,
+    RUN,
     new AbortController().signal,
   );
   assert.equal(sandbox.containers().length, 1, "one image, one probe");
@@ -107,10 +109,10 @@ Deno.test("an agent with no probe (a static binary, a command of one's own) star
     sandbox,
     codexAgent(kit("codex", "codex", null), "scripted"),
     TASKS,
-    OWNER,
+    RUN,
     signal,
   );
-  await requireRunnableImages(sandbox, cmdAgent("true", null), TASKS, OWNER, signal);
+  await requireRunnableImages(sandbox, cmdAgent("true", null), TASKS, RUN, signal);
   assert.deepEqual(sandbox.operations, []);
 });
 
@@ -121,7 +123,7 @@ Deno.test("a probe the engine cannot run still has its container removed", async
     },
   });
   await assert.rejects(
-    () => requireRunnableImages(sandbox, CLAUDE, TASKS, OWNER, new AbortController().signal),
+    () => requireRunnableImages(sandbox, CLAUDE, TASKS, RUN, new AbortController().signal),
     InfrastructureError,
   );
   assert.equal(sandbox.containers().length, 1);
@@ -137,7 +139,7 @@ Deno.test("an interrupted probe throws the abort reason and removes its containe
     },
   });
   await assert.rejects(
-    () => requireRunnableImages(sandbox, CLAUDE, TASKS, OWNER, controller.signal),
+    () => requireRunnableImages(sandbox, CLAUDE, TASKS, RUN, controller.signal),
     (error) => error === reason,
   );
   assert.deepEqual(sandbox.live(), []);

@@ -43,10 +43,6 @@ const CODEX_TASKS = [
   "shell-rotate-logs",
 ];
 
-function runIdOf(stdout: string): string {
-  return /^run (\S+):/m.exec(stdout)![1];
-}
-
 interface TrialResult {
   task: string;
   session: string;
@@ -64,21 +60,21 @@ async function trialsOf(home: string, run: string): Promise<TrialResult[]> {
 }
 
 /**
- * Evaluates `tasks` with `agent`, checks that all but `failing` passed (those on a budget),
- * verifies and replays the run.
+ * Evaluates `tasks` with each of `agents` (one sweep, a run each), checks that all of the first
+ * agent's trials but `failing` passed (those on a budget), verifies and replays its run; returns
+ * the runs in the order of `agents`.
  */
 async function evalAndReplay(
-  agent: string,
+  agents: string[],
   tasks: string[],
   home: string,
   failing: string[] = [],
-): Promise<string> {
+): Promise<string[]> {
   const evaluated = await runVerdict([
     "eval",
     "tasks/",
     ...tasks.flatMap((task) => ["--task", task]),
-    "--agent",
-    agent,
+    ...agents.flatMap((agent) => ["--agent", agent]),
     "--concurrency",
     "2",
     "--seed",
@@ -87,7 +83,9 @@ async function evalAndReplay(
     home,
   ]);
   assert.equal(evaluated.code, 0, evaluated.stdout + evaluated.stderr);
-  const run = runIdOf(evaluated.stdout);
+  const runs = [...evaluated.stdout.matchAll(/^run (\S+):/gm)].map((match) => match[1]);
+  assert.equal(runs.length, agents.length, evaluated.stdout);
+  const run = runs[0];
   const trials = await trialsOf(home, run);
   assert.match(
     evaluated.stdout,
@@ -109,15 +107,20 @@ async function evalAndReplay(
     replayed.stdout,
     new RegExp(`identical \\(${trials.length} identical, 0 diverged, 0 skipped\\)`),
   );
-  return run;
+  return runs;
 }
 
 Deno.test("Claude Code passes twelve bundled tasks, replays identically, and compares with the loop", async () => {
   await requireDocker();
   await using home = await scratchDir("kit-claude");
   await requireKits(home.path, ["claude-code"]);
-  const tasks = CLAUDE_CODE_TASKS;
-  const run = await evalAndReplay("claude-code", tasks, home.path, ["budget-small-fix"]);
+  // One sweep: Claude Code's run, then the loop's on the same tasks, repeats and seed.
+  const [run, loopRun] = await evalAndReplay(
+    ["claude-code", "loop"],
+    CLAUDE_CODE_TASKS,
+    home.path,
+    ["budget-small-fix"],
+  );
 
   // Its own transcript reads back as a trajectory: the commands it ran, and their output.
   const trial = (await trialsOf(home.path, run)).find((trial) => trial.task === "fix-slugify")!;
@@ -126,19 +129,16 @@ Deno.test("Claude Code passes twelve bundled tasks, replays identically, and com
   assert.match(shown.stdout, /messages call \(streamed\)/);
   assert.match(shown.stdout, /\$ find '\.' -maxdepth 3/);
 
-  // The loop on the same tasks passes all thirteen: the budget task is the one flip.
-  const loop = await runVerdict([
-    "eval",
-    "tasks/",
-    ...tasks.flatMap((task) => ["--task", task]),
-    "--seed",
-    "41",
-    "--home",
-    home.path,
-  ]);
-  assert.equal(loop.code, 0, loop.stdout + loop.stderr);
-  assert.match(loop.stdout, /13 of 13 trials: 13 passed, 0 failed/);
-  const compared = await runVerdict(["compare", runIdOf(loop.stdout), run, "--home", home.path]);
+  // Its statistics come from the gateway's record, as the loop's come from its own.
+  const stats = await runVerdict(["stats", run, "--home", home.path]);
+  assert.equal(stats.code, 0, stats.stderr);
+  assert.match(stats.stdout, /12 of 13 passed/);
+  assert.match(stats.stdout, /tokens median [1-9]\d*.*cost median \$0\.0*[1-9]/);
+  assert.match(stats.stdout, /steps median [1-9]/);
+
+  // The loop passes all thirteen: the budget task is the one flip.
+  assert.equal((await trialsOf(home.path, loopRun)).filter((t) => t.verdict === "pass").length, 13);
+  const compared = await runVerdict(["compare", loopRun, run, "--home", home.path]);
   assert.equal(compared.code, 0, compared.stdout + compared.stderr);
   assert.match(compared.stdout, /13 paired trials, pass rate 100\.0% → 92\.3%/);
   assert.match(compared.stdout, /b \(pass→fail\) 1, c \(fail→pass\) 0/);
@@ -149,7 +149,7 @@ Deno.test("Codex CLI passes the bundled tasks, busybox ones included, and replay
   await requireDocker();
   await using home = await scratchDir("kit-codex");
   await requireKits(home.path, ["codex"]);
-  await evalAndReplay("codex", CODEX_TASKS, home.path);
+  await evalAndReplay(["codex"], CODEX_TASKS, home.path);
 });
 
 Deno.test("a task whose image cannot run Claude Code is refused before the run, naming why", async () => {
