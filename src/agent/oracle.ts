@@ -19,6 +19,14 @@ tar -x -f - -C "$solution"
 if [ -d "$solution/files" ]; then cp -a "$solution/files/." .; fi
 if [ -f "$solution/solve.sh" ]; then sh "$solution/solve.sh"; fi`;
 
+// A Harbor task's oracle, as Harbor runs it: `solution/` at `/solution`, `bash solve.sh` as root in
+// the image's WORKDIR. The folder is removed afterwards, so it is not part of the end state.
+const APPLY_HARBOR_SOLUTION = `mkdir -p /solution && tar -x -f - -C /solution || exit 1
+bash /solution/solve.sh
+status=$?
+rm -rf /solution
+exit $status`;
+
 /**
  * Why the oracle cannot run a task with no `solution/`, and how to fix the task.
  *
@@ -50,7 +58,8 @@ export const oracleAgent: Agent = {
     const { task } = context;
     if (!task.hasSolution) throw new UsageError(noSolutionMessage(task.dir));
     const tar = packTar(await readTree(join(task.dir, "solution")));
-    const result = await context.container.exec(APPLY_SOLUTION, {
+    const script = task.harbor ? APPLY_HARBOR_SOLUTION : APPLY_SOLUTION;
+    const result = await context.container.exec(script, {
       timeoutMs: context.timeoutMs,
       stdin: tar,
       signal: context.signal,

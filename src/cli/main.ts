@@ -17,7 +17,7 @@ import { reportCommand } from "./commands/report.ts";
 import { resumeCommand } from "./commands/resume.ts";
 import { showCommand } from "./commands/show.ts";
 import { statsCommand } from "./commands/stats.ts";
-import { tasksCheckCommand, tasksListCommand } from "./commands/tasks.ts";
+import { tasksCheckCommand, tasksExportCommand, tasksListCommand } from "./commands/tasks.ts";
 import { verifyCommand } from "./commands/verify.ts";
 import type { Io } from "./io.ts";
 import { checkPathAccess, notPermittedMessage } from "./path_access.ts";
@@ -27,6 +27,7 @@ export const COMMANDS: readonly Command[] = [
   evalCommand,
   tasksCheckCommand,
   tasksListCommand,
+  tasksExportCommand,
   resumeCommand,
   replayCommand,
   verifyCommand,

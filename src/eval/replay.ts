@@ -16,7 +16,8 @@ import { AGENT_USER, type Sandbox, type SandboxContainer } from "../sandbox/sand
 import type { StoredEvent } from "../store/event_log.ts";
 import type { RunRecord, SessionRecord } from "../store/run_table.ts";
 import type { Store } from "../store/store.ts";
-import { loadTask } from "../task/load_task.ts";
+import { loadTaskFolder } from "../task/load_suite.ts";
+import { readyHarborImages } from "./harbor_images.ts";
 import type { Task } from "../task/task.ts";
 import type { Clock } from "../core/clock.ts";
 import { agentKind } from "./agent_registry.ts";
@@ -109,7 +110,9 @@ async function prepareTask(
   config: RunConfig,
   deps: ReplayDeps,
 ): Promise<PreparedTask> {
-  const task = await loadTask(dir);
+  const loaded = await loadTaskFolder(dir);
+  // A Harbor task's workdir is its image's WORKDIR (the agent was told it).
+  const task = deps.sandbox ? (await readyHarborImages([loaded], deps.sandbox))[0].task : loaded;
   return {
     task,
     setup: await deps.loopSetup(config, task),
@@ -222,7 +225,7 @@ async function replayInstalledSession(
   if (deps.sandbox === undefined) {
     return { ...base, status: "skipped", note: "an installed agent is replayed in a container" };
   }
-  const task = await loadTask(dir);
+  const [{ task }] = await readyHarborImages([await loadTaskFolder(dir)], deps.sandbox);
   const setup = await deps.loopSetup(config, task);
   const built = await agentKind(config.agent, { agentFiles: config.agent_files, home: deps.home })
     .build(() => Promise.resolve(setup));

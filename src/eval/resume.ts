@@ -23,6 +23,7 @@ import { type RunConfig, runConfig } from "./run_identity.ts";
 import { tryLockRun } from "./run_lock.ts";
 import { OWNER_LABEL } from "./run_owner.ts";
 import { stageTask } from "./staged_task.ts";
+import { readyHarborImages } from "./harbor_images.ts";
 import type { TrialPlan } from "./trial.ts";
 
 /** What the user may pass to `resume`; anything given must match the record. */
@@ -34,7 +35,8 @@ export interface ResumeChoices {
 }
 
 /** What `resume` needs besides the run. */
-export interface ResumeDeps extends Omit<RunDeps, "agent" | "waiveModelOnly" | "crash"> {
+export interface ResumeDeps
+  extends Omit<RunDeps, "agent" | "waiveModelOnly" | "passReward" | "crash"> {
   /** The state database, open. */
   store: Store;
   /** The state directory. */
@@ -86,8 +88,9 @@ export function resumeRun(
       })
         .build(() => deps.loopSetup(config, tasks));
       if (built.loop) requireRecordedSettings(run.id, config, built.loop);
+      const ready = (await readyHarborImages(tasks, deps.sandbox)).map(({ task }) => task);
       const staged = new Map(
-        (await Promise.all(tasks.map((task) => stageTask(task, config.settings?.policy))))
+        (await Promise.all(ready.map((task) => stageTask(task, config.settings?.policy))))
           .map((entry) => [entry.task.id, entry]),
       );
       const plans: TrialPlan[] = store.runs.sessions(run.id)
@@ -130,6 +133,7 @@ export function resumeRun(
           agent: built.agent,
           crash: built.crash,
           waiveModelOnly: config.waive_model_only,
+          passReward: config.pass_reward,
           gateway: built.gateway,
         },
         cleanedUp: [],

@@ -25,6 +25,7 @@ import { driveRun, type EvalOutcome, type RunDeps } from "./run_lifecycle.ts";
 import { claimRunId, type Experiment, type RecordedRunConfig, sessionId } from "./run_identity.ts";
 import { removeLeftovers } from "./run_lock.ts";
 import { stageTask } from "./staged_task.ts";
+import { readyHarborImages, type ReadyImage } from "./harbor_images.ts";
 
 /** What to evaluate. */
 export interface EvalRequest {
@@ -48,6 +49,8 @@ export interface EvalRequest {
   seed: number;
   /** The state directory. */
   home: string;
+  /** A Harbor task's reward at or above which its trial passes (default 1). */
+  passReward?: number;
 }
 
 /** What `runEval` needs from its caller. */
@@ -91,11 +94,15 @@ export interface EvalDeps extends RunDeps {
  * @throws {InfrastructureError} when no engine answers or an image is missing (exit 3).
  */
 export async function runEval(request: EvalRequest, deps: EvalDeps): Promise<EvalOutcome> {
-  const { suite, tasks } = request;
+  const { suite } = request;
   const kind = agentKind(request.agent);
-  if (kind.needs.solutions) requireSolutions(tasks);
+  if (kind.needs.solutions) requireSolutions(request.tasks);
   await deps.sandbox.ping(deps.signal);
-  await requireImages(deps.sandbox, tasks, deps.signal);
+  // Harbor tasks' images are built (or found) first: a missing base image stops the run before
+  // anything is recorded.
+  const ready = await readyHarborImages(request.tasks, deps.sandbox, deps.signal);
+  const tasks = ready.map(({ task }) => task);
+  await requireImages(deps.sandbox, tasks.filter((task) => !task.harbor), deps.signal);
 
   const runsDir = join(request.home, "runs");
   await Deno.mkdir(runsDir, { recursive: true });
@@ -110,6 +117,8 @@ export async function runEval(request: EvalRequest, deps: EvalDeps): Promise<Eva
     settings: request.settings,
     seed: request.seed,
     harness_version: VERSION,
+    // The pass mark decides verdicts: another one is another experiment.
+    ...(request.passReward === undefined ? {} : { pass_reward: request.passReward }),
     // Grading waives model-only requirements (tasks check): `resume` must grade the same way.
     ...(deps.waiveModelOnly ? { waive_model_only: true } : {}),
   };
@@ -140,6 +149,7 @@ export async function runEval(request: EvalRequest, deps: EvalDeps): Promise<Eva
           agent_needs: kind.needs,
           ...(agentFiles ? { agent_files: agentFiles } : {}),
         };
+        await keepBuildLogs(join(runsDir, id), ready);
         const staged = await Promise.all(
           tasks.map((task) => stageTask(task, request.settings?.policy)),
         );
@@ -158,6 +168,7 @@ export async function runEval(request: EvalRequest, deps: EvalDeps): Promise<Eva
           pool: { seed: request.seed, concurrency: request.concurrency },
           deps: {
             agent: deps.agent,
+            passReward: request.passReward,
             waiveModelOnly: deps.waiveModelOnly,
             crash: deps.crash,
             gateway: deps.gateway,
@@ -168,6 +179,16 @@ export async function runEval(request: EvalRequest, deps: EvalDeps): Promise<Eva
     }, deps);
   } finally {
     if (deps.store === undefined) store.close();
+  }
+}
+
+/** Each built environment image's log, kept with the run (`runs/<id>/builds/<task>.log`). */
+async function keepBuildLogs(runDir: string, ready: readonly ReadyImage[]): Promise<void> {
+  const built = ready.filter((image) => image.buildLog !== null);
+  if (built.length === 0) return;
+  await Deno.mkdir(join(runDir, "builds"), { recursive: true });
+  for (const { task, buildLog } of built) {
+    await Deno.writeTextFile(join(runDir, "builds", `${task.id}.log`), buildLog!);
   }
 }
 

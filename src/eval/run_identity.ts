@@ -39,6 +39,8 @@ export interface Experiment {
    * only when true, so the ids of other runs keep their preimage.
    */
   waive_model_only?: true;
+  /** `--pass-reward`, recorded only when given (it decides Harbor tasks' verdicts). */
+  pass_reward?: number;
 }
 
 /**
@@ -84,6 +86,7 @@ const RUN_CONFIG_SCHEMA = z.object({
   seed: z.number().int().min(0),
   harness_version: z.string(),
   waive_model_only: z.literal(true).optional(),
+  pass_reward: z.number().optional(),
   attempt: z.number().int().min(1),
   concurrency: z.number().int().min(1),
   paths: z.array(z.string()),

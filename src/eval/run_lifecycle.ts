@@ -67,6 +67,8 @@ export interface RunDeps {
   agent: Agent;
   /** Report model-only requirements without failing on them. */
   waiveModelOnly?: boolean;
+  /** A Harbor task's reward at or above which its trial passes (default 1). */
+  passReward?: number;
   /** Fault injection (the scripted model's crash knob). */
   crash?: CrashHook;
   /** Each trial's model gateway, for an installed agent. */
@@ -88,7 +90,7 @@ export interface PreparedRun {
   /** Trials at once and the seed. */
   pool: Omit<PoolSettings, "owner">;
   /** The agent, and how grading treats model-only requirements. */
-  deps: Pick<RunDeps, "agent" | "waiveModelOnly" | "crash" | "gateway">;
+  deps: Pick<RunDeps, "agent" | "waiveModelOnly" | "passReward" | "crash" | "gateway">;
   /** The runs whose leftover containers were removed before this one started. */
   cleanedUp: string[];
   /** Where an interrupted trial picks up (resume). */
@@ -121,7 +123,7 @@ export interface RunSteps {
  */
 export async function driveRun(
   steps: RunSteps,
-  deps: Omit<RunDeps, "agent" | "waiveModelOnly" | "crash" | "gateway">,
+  deps: Omit<RunDeps, "agent" | "waiveModelOnly" | "passReward" | "crash" | "gateway">,
 ): Promise<EvalOutcome> {
   const { store } = steps;
   const runsDir = join(steps.home, "runs");
@@ -250,6 +252,7 @@ export async function runPool(
           signal,
           owner: settings.owner,
           waiveModelOnly: deps.waiveModelOnly,
+          passReward: deps.passReward,
           crash: deps.crash,
           gateway: deps.gateway,
         }, from);

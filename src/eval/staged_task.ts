@@ -7,6 +7,7 @@
  */
 import { join } from "node:path";
 import { graderImageTar } from "../grading/grade.ts";
+import { harborGraderTar } from "../grading/harbor_grade.ts";
 import { decide, type Policy } from "../policy/policy.ts";
 import { loadPolicy } from "../policy/policy_file.ts";
 import { type SealedTree, sealEntries } from "../sandbox/snapshot.ts";
@@ -49,6 +50,7 @@ export interface StagedTask {
 export async function stageTask(task: Task, defaultPolicy = "default"): Promise<StagedTask> {
   const policy = await loadPolicy(task.policyPath === "default" ? defaultPolicy : task.policyPath);
   const workdir = task.manifest.workdir;
+  if (task.harbor) return stageHarborTask(task, policy);
   // Sealed with the modes the agent's container starts with, so a guarded file is unchanged.
   const tree = (await readTree(join(task.dir, "workspace"))).map((entry) =>
     guarded(entry, policy, workdir) ? { ...entry, mode: entry.mode & 0o700 } : entry
@@ -62,6 +64,24 @@ export async function stageTask(task: Task, defaultPolicy = "default"): Promise<
     workspaceTar: pack,
     tests,
     graderTar: graderImageTar(task.manifest.workdir, tests),
+  };
+}
+
+/**
+ * A Harbor task starts from its image as it is: nothing is staged, its end state is what the
+ * container changed (so it starts empty), and the grader's image gets `tests/` at `/tests`.
+ */
+async function stageHarborTask(task: Task, policy: Policy): Promise<StagedTask> {
+  const tests = await readTree(join(task.dir, "tests"));
+  const pack = (workspace: readonly TarEntry[]) =>
+    packWorkspace(workspace, policy, task.manifest.workdir);
+  return {
+    task,
+    initial: sealEntries([]),
+    tar: pack([]),
+    workspaceTar: pack,
+    tests,
+    graderTar: harborGraderTar(tests),
   };
 }
 

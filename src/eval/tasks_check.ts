@@ -84,7 +84,10 @@ function judge(task: Task, oracle?: TrialRecord, nop?: TrialRecord): TaskCheck {
     problems.push("the untouched workspace passes: the tests test nothing");
   } else if (nop.bucket !== "agent_failure") {
     problems.push(`the nop trial could not be graded: ${nop.reason}`);
-  } else if (nop.success && nop.success.exit_code === 0 && !nop.success.timed_out) {
+  } else if (
+    !task.harbor && nop.success && nop.success.exit_code === 0 && !nop.success.timed_out
+  ) {
+    // (A Harbor verifier exits 0 either way: its reward, below 1 here, is the verdict.)
     problems.push(
       `the success script passes on the untouched workspace (nop fails only because ${nop.reason})`,
     );

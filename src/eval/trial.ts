@@ -56,6 +56,8 @@ export interface TrialDeps {
   signal: AbortSignal;
   /** The state folder's owner label value (`run_owner.ts`), put on every container. */
   owner: string;
+  /** A Harbor task's reward at or above which its trial passes (default 1). */
+  passReward?: number;
   /** Report requirements only a model can meet without failing on them (tasks check). */
   waiveModelOnly?: boolean;
   /** Fault injection (the scripted model's crash knob). */

@@ -103,6 +103,7 @@ export function gradePayload(graded: Grade): EventPayload<typeof EVENT.gradingFi
     })),
     success: chainedScript(graded.success),
     canary: chainedScript(graded.canary),
+    ...(graded.reward === undefined ? {} : { reward: graded.reward }),
   };
 }
 
@@ -191,6 +192,7 @@ export function trialRecord(
     })),
     success: graded.success && reportedScript(graded.success),
     canary: graded.canary && reportedScript(graded.canary),
+    ...(graded.reward === undefined ? {} : { reward: graded.reward }),
   };
 }
 

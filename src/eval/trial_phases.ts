@@ -12,6 +12,11 @@ import { posix } from "node:path";
 import type { AgentOutcome } from "../agent/agent.ts";
 import { installedAgent } from "../agent/cmd_agent.ts";
 import { type Grade, grade } from "../grading/grade.ts";
+import { gradeHarbor } from "../grading/harbor_grade.ts";
+import { InfrastructureError } from "../core/errors.ts";
+import { DEFAULT_LIMITS } from "../sandbox/container.ts";
+import { sealContainer } from "../sandbox/container_seal.ts";
+import type { HarborSettings } from "../task/task.ts";
 import { AGENT_USER, type ContainerSpec, type SandboxContainer } from "../sandbox/sandbox.ts";
 import {
   diffSnapshots,
@@ -95,7 +100,7 @@ export interface Sealed {
  * ```
  */
 export function trialContainerSpec(plan: TrialPlan, owner: string, role: string): ContainerSpec {
-  const { manifest } = plan.staged.task;
+  const { manifest, harbor } = plan.staged.task;
   return {
     image: manifest.image,
     workdir: manifest.workdir,
@@ -107,6 +112,24 @@ export function trialContainerSpec(plan: TrialPlan, owner: string, role: string)
       "verdict.role": role,
     },
     user: AGENT_USER,
+    ...(harbor ? harborContainer(harbor) : {}),
+  };
+}
+
+/**
+ * A Harbor task's containers run as root with the engine's default capabilities, as the tasks
+ * were written for (Harbor runs them so), within the task's CPU and memory.
+ */
+function harborContainer(harbor: HarborSettings): Partial<ContainerSpec> {
+  const { cpus, memoryMb } = harbor.environment;
+  return {
+    user: "0:0",
+    capabilities: "engine-default",
+    limits: {
+      ...DEFAULT_LIMITS,
+      ...(cpus ? { cpus } : {}),
+      ...(memoryMb ? { memoryMb } : {}),
+    },
   };
 }
 
@@ -205,12 +228,14 @@ export async function begin(scope: TrialScope, from: TrialStart): Promise<Begun>
       image: manifest.image,
     })]);
   }
-  const agentImage = from.phase === "begin"
-    ? deps.images.imageFor(manifest.image, staged.tar, {
+  const agentImage = from.phase !== "begin"
+    ? undefined
+    : staged.task.harbor
+    ? Promise.resolve(manifest.image) // its files are the image's own
+    : deps.images.imageFor(manifest.image, staged.tar, {
       emptyFolder: manifest.workdir,
       signal: deps.signal,
-    })
-    : undefined;
+    });
   // The image builds while the gateway opens; a failure to open it leaves the build unawaited.
   agentImage?.catch(() => undefined);
   let ledger: GatewayLedger | undefined;
@@ -235,7 +260,7 @@ export async function begin(scope: TrialScope, from: TrialStart): Promise<Begun>
   // The grader starts while the agent works (it sees nothing until grading); starting both at
   // once would slow the agent's start, which is on every trial's critical path.
   const graderImage = deps.images.imageFor(manifest.image, staged.graderTar, {
-    emptyFolder: manifest.workdir,
+    ...(staged.task.harbor ? {} : { emptyFolder: manifest.workdir }),
     signal: deps.signal,
   });
   const grader = scope.start("grader", graderImage);
@@ -274,7 +299,9 @@ export async function runAgent(
     snapshot: async () =>
       storeSnapshot(
         deps.store.blobs,
-        sealEntries(await container.copyOut(workdir, admit(scope)), posix.basename(workdir)),
+        task.harbor
+          ? (await sealContainer(container, admit(scope), { final: false })).sealed
+          : sealEntries(await container.copyOut(workdir, admit(scope)), posix.basename(workdir)),
       ),
     rng: deps.rng,
     timeoutMs: Math.max(0, limits.timeout_s * 1000 - (resumed ? from.elapsedMs : 0)),
@@ -302,6 +329,18 @@ export async function seal(scope: TrialScope, begun: Begun, from: TrialStart): P
     return { final, changes: diffSnapshots(staged.initial, final) };
   }
   let final: Snapshot;
+  if (staged.task.harbor) {
+    if (!begun.agent) {
+      throw new InfrastructureError(
+        "the container of this Harbor task did not survive the interruption, and its whole " +
+          "filesystem cannot be rebuilt from a checkpoint: run the trial again",
+      );
+    }
+    const { sealed, changes } = await sealContainer(begun.agent, admit(scope));
+    storeSnapshot(store.blobs, sealed);
+    scope.record([event(EVENT.endStateSealed, { root: sealed.root, changes })]);
+    return { final: sealed, changes };
+  }
   if (begun.agent) {
     const { workdir } = staged.task.manifest;
     await begun.agent.stop();
@@ -334,19 +373,30 @@ export async function gradeEndState(
   const grader = await begun.grader;
   const canaryGrader = await begun.canaryGrader;
   await deps.crash?.("grading", 0, scope.resumed);
-  const graded = await grade({
-    task: plan.staged.task,
-    blobs: deps.store.blobs,
-    initial: plan.staged.initial,
-    final: sealed.final,
-    counters: outcome.counters,
-    tests: plan.staged.tests,
-    grader,
-    canaryGrader,
-    waiveModelOnly: deps.waiveModelOnly,
-    waiveLoopOnly: installedAgent(deps.agent) !== undefined,
-    signal: deps.signal,
-  });
+  const { harbor, manifest } = plan.staged.task;
+  const graded = harbor
+    ? await gradeHarbor({
+      harbor,
+      workdir: manifest.workdir,
+      blobs: deps.store.blobs,
+      final: sealed.final,
+      grader,
+      passReward: deps.passReward ?? 1,
+      signal: deps.signal,
+    })
+    : await grade({
+      task: plan.staged.task,
+      blobs: deps.store.blobs,
+      initial: plan.staged.initial,
+      final: sealed.final,
+      counters: outcome.counters,
+      tests: plan.staged.tests,
+      grader,
+      canaryGrader,
+      waiveModelOnly: deps.waiveModelOnly,
+      waiveLoopOnly: installedAgent(deps.agent) !== undefined,
+      signal: deps.signal,
+    });
   scope.record([event(EVENT.gradingFinished, gradePayload(graded))]);
   return graded;
 }

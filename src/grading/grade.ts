@@ -64,6 +64,8 @@ export interface Grade {
   success: ScriptRun | null;
   /** The canary's run, when there is one and it ran. */
   canary: ScriptRun | null;
+  /** A Harbor task's reward, when its verifier wrote one that parses. */
+  reward?: number;
 }
 
 /** What grading needs. */
@@ -305,7 +307,7 @@ const STAGING_BYTES_PER_MS = 10_000;
 function staged(blobs: BlobStore, final: Snapshot, workdir: string): Staging {
   const graded = { ...final, entries: final.entries.filter((e) => !isBytecodeCache(e.path)) };
   const unpackable = graded.entries.every((entry) =>
-    entry.type === "symlink" ||
+    entry.type === "symlink" || entry.type === "removed" ||
     ((entry.mode & 0o7000) === 0 && (entry.type !== "dir" || (entry.mode & 0o700) === 0o700))
   );
   const contents = snapshotContents(blobs, graded);

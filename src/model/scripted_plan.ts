@@ -99,7 +99,8 @@ export async function planScriptedTrial(options: ScriptedPlanOptions): Promise<S
   const { task } = options;
   const faults = options.rng.stream("faults");
   const fault = faults.nextFloat() < options.faults ? FAULTS[faults.nextInt(FAULTS.length)] : null;
-  const workspace = await readTree(join(task.dir, "workspace"));
+  // A Harbor task's files are its image's: the plan knows none of them.
+  const workspace = task.harbor ? [] : await readTree(join(task.dir, "workspace"));
   const solution = task.hasSolution ? await readTree(join(task.dir, "solution")) : [];
   return { fault, steps: plan(task, workspace, solution, fault) };
 }

@@ -69,7 +69,10 @@ export function renderMarkdown(results: Results, stats: RunStats): string {
     `Cost: ${dollars(overall.cost_usd.total)} · tokens ${overall.tokens.total} · ` +
     `median steps ${overall.steps.median ?? "-"} · flaky: ${
       overall.flaky.length > 0 ? overall.flaky.join(", ") : "none"
-    }`,
+    }` +
+    (overall.reward
+      ? ` · mean reward ${Number(overall.reward.mean.toFixed(4))} over ${overall.reward.n}`
+      : ""),
     "",
     "| bucket | trials |",
     "| --- | ---: |",

@@ -6,7 +6,7 @@
 import { formatUsd, usd } from "../core/money.ts";
 import type { Comparison } from "../stats/compare.ts";
 import type { GateOutcome } from "../stats/gate.ts";
-import type { RunStats } from "../stats/run_stats.ts";
+import type { RewardStats, RunStats } from "../stats/run_stats.ts";
 import type { RunStatus } from "../store/run_table.ts";
 
 /**
@@ -84,6 +84,7 @@ export function statsText(run: string, stats: RunStats, progress?: RunProgress):
     }; wall time median ` +
     `${seconds(overall.wall_ms.median)}, p95 ${seconds(overall.wall_ms.p95)}`,
     `  flaky: ${overall.flaky.length > 0 ? overall.flaky.join(", ") : "none"}`,
+    ...(overall.reward ? [`  reward: ${rewardText(overall.reward)}`] : []),
   ];
   for (const [bucket, { count, reasons }] of Object.entries(overall.buckets)) {
     const top = Object.entries(reasons).sort((a, b) => b[1] - a[1]).map(([reason, n]) =>
@@ -99,6 +100,7 @@ export function statsText(run: string, stats: RunStats, progress?: RunProgress):
     ...ks.map((k) => `pass@${k}`),
     ...ks.map((k) => `pass^${k}`),
     "flaky",
+    ...(overall.reward ? ["reward"] : []),
   ];
   const rows = stats.tasks.map((task) => [
     task.task!,
@@ -108,8 +110,14 @@ export function statsText(run: string, stats: RunStats, progress?: RunProgress):
     ...ks.map((k) => percent(task.pass_at_k[k])),
     ...ks.map((k) => percent(task.pass_hat_k[k])),
     task.flaky ? "yes" : "",
+    ...(overall.reward ? [task.reward ? rewardText(task.reward) : "-"] : []),
   ]);
   return `${lines.join("\n")}\n\n${columns([header, ...rows])}`;
+}
+
+// A Harbor task's mean reward over the trials whose verifier wrote one.
+function rewardText(reward: RewardStats): string {
+  return `mean ${Number(reward.mean.toFixed(4))} over ${reward.n}`;
 }
 
 /** Text for several runs: a column per run. */

@@ -212,6 +212,14 @@ export function readTrajectory(
   const sealed = last(events, EVENT.endStateSealed);
   if (staged && sealed) {
     trajectory.changes = changesOf(store, staged.payload.root, sealed.payload.root);
+    // A whole-container seal (a Harbor task's) starts from nothing staged: what the engine said
+    // of each path (added, modified, removed) is the change, shown with the sealed content.
+    const said = new Map(sealed.payload.changes.map((change) => [change.path, change.change]));
+    if (staged.payload.entries === 0 && said.size > 0) {
+      trajectory.changes = trajectory.changes.filter((change) => said.has(change.path)).map((
+        change,
+      ) => ({ ...change, change: said.get(change.path)! }));
+    }
   }
   return trajectory;
 }

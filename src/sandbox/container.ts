@@ -18,6 +18,7 @@ import {
   type ContainerSpec,
   type ExecOptions,
   type ExecResult,
+  type FilesystemChange,
   type LabelledContainer,
   missingImageMessage,
   type ResourceLimits,
@@ -56,6 +57,30 @@ want=all; all=$(members)
 [ -n "$all" ] && kill -KILL $all 2>/dev/null
 want=all; [ -z "$(members)" ]`;
 
+// Every process outside the container's own session (its init and idle process) and this exec's
+// is killed, over rounds (a forking process is caught by the next), then the paths (relative to
+// /) are archived. (The loop is a function: its `set --` must not clobber the paths.)
+const KILL_OTHERS_AND_ARCHIVE =
+  `sid_of() { read -r line < "/proc/$1/stat" && set -- \${line##*) } && echo "$4"; }
+kill_others() {
+keep=$(sid_of 1); self=$(sid_of $$)
+round=0
+while [ "$round" -lt 20 ]; do
+  others=""
+  for stat in /proc/[0-9]*/stat; do
+    read -r line < "$stat" 2>/dev/null || continue
+    set -- \${line##*) }
+    [ "$4" = "$keep" ] || [ "$4" = "$self" ] || [ "$1" = Z ] && continue
+    pid=\${stat#/proc/}; others="$others \${pid%/stat}"
+  done
+  [ -z "$others" ] && break
+  kill -KILL $others 2>/dev/null
+  round=$((round + 1))
+done
+}
+kill_others
+cd / && exec tar -c -f - -- "$@"`;
+
 // Printed once the files are unpacked, before the command starts: its absence means unpacking
 // failed, whatever the exit code.
 const UNPACKED_MARK = "verdict: sealed workspace staged";
@@ -92,7 +117,7 @@ export async function startContainer(
     "--pull=never",
     "--init",
     `--network=${spec.network}`,
-    "--cap-drop=ALL",
+    ...(spec.capabilities === "engine-default" ? [] : ["--cap-drop=ALL"]),
     "--security-opt=no-new-privileges",
     `--pids-limit=${limits.pids}`,
     `--memory=${limits.memoryMb}m`,
@@ -141,7 +166,7 @@ export class Container implements SandboxContainer {
    * @throws {InfrastructureError} when the container is gone or the engine refuses the command.
    */
   async exec(script: string, options: ExecOptions): Promise<ExecResult> {
-    const user = options.user ?? AGENT_USER;
+    const user = options.user ?? this.spec.user ?? AGENT_USER;
     const args = [
       "exec",
       ...(options.stdin ? ["--interactive"] : []),
@@ -237,12 +262,47 @@ export class Container implements SandboxContainer {
    * @throws {InfrastructureError} when the engine cannot copy the path, or takes longer than
    * `timeoutMs` (default two minutes).
    */
-  async copyOut(
+  copyOut(
     path: string,
     admit?: (entry: TarEntryHeader) => void,
     timeoutMs = 120_000,
   ): Promise<TarEntry[]> {
-    const child = this.#docker.spawn(["cp", `${this.id}:${path}`, "-"]);
+    return this.#readTar(["cp", `${this.id}:${path}`, "-"], path, admit, timeoutMs);
+  }
+
+  /**
+   * Kills every process but the container's own idle one, then archives `paths` with the
+   * container's `tar`, in one `docker exec` as root: see {@linkcode SandboxContainer.killAndArchive}.
+   */
+  killAndArchive(
+    paths: readonly string[],
+    admit?: (entry: TarEntryHeader) => void,
+    timeoutMs = 120_000,
+  ): Promise<TarEntry[]> {
+    return this.#readTar(
+      [
+        "exec",
+        "--user=0:0",
+        this.id,
+        "sh",
+        "-c",
+        KILL_OTHERS_AND_ARCHIVE,
+        "verdict-archive",
+        ...paths.map((path) => path.replace(/^\/+/, "")),
+      ],
+      `${paths.length} paths`,
+      admit,
+      timeoutMs,
+    );
+  }
+
+  async #readTar(
+    args: string[],
+    path: string,
+    admit: ((entry: TarEntryHeader) => void) | undefined,
+    timeoutMs: number,
+  ): Promise<TarEntry[]> {
+    const child = this.#docker.spawn(args);
     const stderr = new BoundedBuffer(64 * 1024);
     const errors = pump(child.stderr, stderr);
     let timedOut = false;
@@ -272,6 +332,19 @@ export class Container implements SandboxContainer {
     } finally {
       clearTimeout(deadline);
     }
+  }
+
+  /** See {@linkcode SandboxContainer.changes}: `docker diff`. */
+  async changes(): Promise<FilesystemChange[]> {
+    const result = await this.#docker.run(["diff", this.id]);
+    if (result.code !== 0) {
+      throw new InfrastructureError(
+        `could not list the changes of container ${this.id.slice(0, 12)}: ${
+          firstLine(result.stderr)
+        }`,
+      );
+    }
+    return parseDockerDiff(new TextDecoder().decode(result.stdout));
   }
 
   /**
@@ -431,4 +504,36 @@ function killQuietly(child: Deno.ChildProcess): void {
   } catch {
     // Already gone.
   }
+}
+
+const DIFF_KINDS: Record<string, FilesystemChange["kind"]> = {
+  A: "added",
+  C: "changed",
+  D: "deleted",
+};
+
+/**
+ * Parses `docker diff` output (`A /path`, `C /path`, `D /path`, one per line).
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { parseDockerDiff } from "./container.ts";
+ * assert.deepEqual(parseDockerDiff("C /etc\nD /etc/issue\n"), [
+ *   { kind: "changed", path: "/etc" },
+ *   { kind: "deleted", path: "/etc/issue" },
+ * ]);
+ * ```
+ */
+export function parseDockerDiff(text: string): FilesystemChange[] {
+  const changes: FilesystemChange[] = [];
+  for (const line of text.split("\n")) {
+    if (line === "") continue;
+    const kind = DIFF_KINDS[line[0]];
+    if (kind === undefined || line[1] !== " " || !line.startsWith("/", 2)) {
+      throw new InfrastructureError(`docker diff printed a line Verdict cannot read: ${line}`);
+    }
+    changes.push({ kind, path: line.slice(2) });
+  }
+  return changes;
 }

@@ -7,9 +7,13 @@
 import { Container, findLabelled, removeContainers, startContainer } from "./container.ts";
 import { DerivedImages } from "./derived_image.ts";
 import type { Docker } from "./docker.ts";
+import { buildImage, imageConfig } from "./image_build.ts";
 import type {
   ContainerSpec,
   DerivedImageSource,
+  ImageBuild,
+  ImageBuildResult,
+  ImageConfig,
   LabelledContainer,
   Sandbox,
   SandboxContainer,
@@ -44,6 +48,16 @@ export class DockerSandbox implements Sandbox {
   /** See {@linkcode Sandbox.hasImage}. */
   hasImage(image: string, signal?: AbortSignal): Promise<boolean> {
     return this.docker.hasImage(image, signal);
+  }
+
+  /** See {@linkcode Sandbox.imageConfig}. */
+  imageConfig(image: string, signal?: AbortSignal): Promise<ImageConfig | null> {
+    return imageConfig(this.docker, image, signal);
+  }
+
+  /** See {@linkcode Sandbox.buildImage}. */
+  buildImage(build: ImageBuild): Promise<ImageBuildResult> {
+    return buildImage(this.docker, build);
   }
 
   /** See {@linkcode Sandbox.start}. */

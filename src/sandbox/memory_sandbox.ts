@@ -8,7 +8,7 @@
  */
 import { InfrastructureError } from "../core/errors.ts";
 import { sha256Hex } from "../core/hash.ts";
-import { MemoryFiles } from "./memory_files.ts";
+import { MemoryFiles, type MemoryNode } from "./memory_files.ts";
 import {
   AGENT_USER,
   type ContainerSpec,
@@ -16,7 +16,11 @@ import {
   type DerivedImageSource,
   type ExecOptions,
   type ExecResult,
+  type FilesystemChange,
   folderNotEmptyMessage,
+  type ImageBuild,
+  type ImageBuildResult,
+  type ImageConfig,
   type LabelledContainer,
   missingImageMessage,
   type Sandbox,
@@ -37,6 +41,9 @@ export type SandboxOperation =
   | { op: "exec"; id: string; script: string; user: string; workdir: string; unpack: boolean }
   | { op: "copyIn"; id: string; destination: string }
   | { op: "copyOut"; id: string; path: string }
+  | { op: "changes"; id: string }
+  | { op: "imageConfig"; image: string }
+  | { op: "buildImage"; tag: string }
   | { op: "stop"; id: string }
   | { op: "remove"; id: string };
 
@@ -95,6 +102,8 @@ export interface MemorySandboxOptions {
 
 /** What a container handle asks of its sandbox. */
 interface Engine {
+  /** The files of an image, or undefined when it does not exist. */
+  image(name: string): MemoryFiles | undefined;
   /** Records an operation on a container; the container, or undefined when it is gone. */
   operate(operation: SandboxOperation & { id: string }): Promise<MemoryContainer | undefined>;
   /** Asks the test's handler, honouring the abort signal. */
@@ -129,6 +138,7 @@ export class MemorySandbox implements Sandbox {
   readonly #fault: (operation: SandboxOperation) => void | Promise<void>;
   readonly #derived = new Map<string, MemoryFiles>();
   readonly #engine: Engine = {
+    image: (name) => this.#image(name),
     operate: (operation) => this.#operate(operation),
     answer: (request) => this.#answer(request),
   };
@@ -183,6 +193,19 @@ export class MemorySandbox implements Sandbox {
   async hasImage(image: string, _signal?: AbortSignal): Promise<boolean> {
     await this.#record({ op: "hasImage", image });
     return this.#image(image) !== undefined;
+  }
+
+  /** See {@linkcode Sandbox.imageConfig}: a memory image has no `WORKDIR` nor `ENV`. */
+  async imageConfig(image: string, _signal?: AbortSignal): Promise<ImageConfig | null> {
+    await this.#record({ op: "imageConfig", image });
+    return this.#image(image) === undefined ? null : { id: image, workdir: "/", env: [] };
+  }
+
+  /** See {@linkcode Sandbox.buildImage}: the image is made empty; nothing is read. */
+  async buildImage(build: ImageBuild): Promise<ImageBuildResult> {
+    await this.#record({ op: "buildImage", tag: build.tag });
+    this.#derived.set(build.tag, new MemoryFiles());
+    return { built: true, timedOut: false, log: "" };
   }
 
   /** See {@linkcode Sandbox.start}. */
@@ -352,6 +375,51 @@ class MemoryContainerHandle implements SandboxContainer {
     return await readTarStream(ReadableStream.from([container.files.pack(path)]), admit);
   }
 
+  async killAndArchive(
+    paths: readonly string[],
+    admit?: (entry: TarEntryHeader) => void,
+    _timeoutMs?: number,
+  ): Promise<TarEntry[]> {
+    const container = await this.#engine.operate({ op: "copyOut", id: this.id, path: "/" });
+    const failed = (detail: string) =>
+      new InfrastructureError(`could not copy ${paths.length} paths out: ${detail}`);
+    if (container === undefined) throw failed(this.#gone());
+    if (container.state !== "running") throw failed(`container ${this.id} is not running`);
+    const entries: TarEntry[] = [];
+    for (const path of paths) {
+      if (container.files.get(path) === undefined) throw failed(this.#notFound(path));
+      const parent = path.slice(0, path.lastIndexOf("/")).replace(/^\//, "");
+      const packed = await readTarStream(ReadableStream.from([container.files.pack(path)]), admit);
+      entries.push(
+        ...packed.map((entry) => ({
+          ...entry,
+          path: parent ? `${parent}/${entry.path}` : entry.path,
+        })),
+      );
+    }
+    return entries;
+  }
+
+  async changes(): Promise<FilesystemChange[]> {
+    const container = await this.#engine.operate({ op: "changes", id: this.id });
+    if (container === undefined) {
+      throw new InfrastructureError(`could not list the changes of a container: ${this.#gone()}`);
+    }
+    const image = this.#engine.image(this.spec.image) ?? new MemoryFiles();
+    const now = container.files.paths("/");
+    const before = new Set(image.paths("/"));
+    const changes: FilesystemChange[] = [];
+    for (const path of now) {
+      const node = container.files.get(path)!;
+      const old = image.get(path);
+      if (old === undefined) changes.push({ kind: "added", path });
+      else if (!sameNode(old, node)) changes.push({ kind: "changed", path });
+      before.delete(path);
+    }
+    for (const path of before) changes.push({ kind: "deleted", path });
+    return changes;
+  }
+
   async stop(): Promise<void> {
     const container = await this.#engine.operate({ op: "stop", id: this.id });
     if (container === undefined) {
@@ -372,7 +440,7 @@ class MemoryContainerHandle implements SandboxContainer {
     options: ExecOptions,
     unpack?: Uint8Array,
   ): Promise<UnpackedExecResult> {
-    const user = options.user ?? AGENT_USER;
+    const user = options.user ?? this.spec.user ?? AGENT_USER;
     const workdir = options.workdir ?? this.spec.workdir;
     const container = await this.#engine.operate({
       op: "exec",
@@ -406,6 +474,15 @@ class MemoryContainerHandle implements SandboxContainer {
   #notFound(path: string): string {
     return `Could not find the file ${path} in container ${this.id}`;
   }
+}
+
+function sameNode(a: MemoryNode, b: MemoryNode): boolean {
+  if (a.type !== b.type) return false;
+  if (a.type === "symlink") return a.target === (b as typeof a).target;
+  if (a.mode !== (b as typeof a).mode) return false;
+  if (a.type === "dir") return true;
+  const data = (b as typeof a).data;
+  return a.data.length === data.length && a.data.every((byte, index) => byte === data[index]);
 }
 
 function tree(entries: readonly TarEntry[]): MemoryFiles {

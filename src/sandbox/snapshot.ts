@@ -21,7 +21,9 @@ export type SnapshotEntry =
   | { path: string; type: "file"; mode: number; size: number; sha256: Sha256Hex }
   | { path: string; type: "dir"; mode: number }
   | { path: string; type: "symlink"; target: string }
-  | { path: string; type: "other"; mode: number; typeflag: string };
+  | { path: string; type: "other"; mode: number; typeflag: string }
+  /** A path of the image the agent deleted (only in a whole-container seal). */
+  | { path: string; type: "removed" };
 
 /** A sealed tree. */
 export interface Snapshot {
@@ -91,6 +93,26 @@ export function sealEntries(
   }
   sealed.sort((a, b) => compareBytes(a.path, b.path));
   return { root: sha256Hex(manifestText(sealed)), entries: sealed, contents };
+}
+
+/**
+ * A sealed tree from entries already sealed (any order) and their files' bytes: its root is the
+ * hash of its manifest, as {@linkcode sealEntries} makes it.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { sealedTree } from "./snapshot.ts";
+ * const tree = sealedTree([{ path: "etc/issue", type: "removed" }], new Map());
+ * assert.equal(tree.entries.length, 1);
+ * ```
+ */
+export function sealedTree(
+  entries: readonly SnapshotEntry[],
+  contents: Map<Sha256Hex, Uint8Array>,
+): SealedTree {
+  const sorted = [...entries].sort((a, b) => compareBytes(a.path, b.path));
+  return { root: sha256Hex(manifestText(sorted)), entries: sorted, contents };
 }
 
 /** How much an end state may hold (the task's `limits.max_workspace_*`). */
@@ -263,6 +285,10 @@ export function diffSnapshots(before: Snapshot, after: Snapshot): SnapshotChange
   for (const entry of after.entries) {
     const previous = old.get(entry.path);
     old.delete(entry.path);
+    if (entry.type === "removed") {
+      if (previous?.type !== "removed") changes.push({ path: entry.path, change: "removed" });
+      continue;
+    }
     if (previous === undefined) {
       changes.push({ path: entry.path, change: "added" });
       continue;

@@ -36,6 +36,15 @@ export interface PassStats {
 }
 
 /** A median and a 95th percentile. */
+/** Rewards of Harbor trials. */
+export interface RewardStats {
+  /** The mean reward. */
+  mean: number;
+  /** How many trials had a reward. */
+  n: number;
+}
+
+/** A median and a 95th percentile (null when there is no sample). */
 export interface Spread {
   /** The median. */
   median: number | null;
@@ -59,9 +68,11 @@ export interface RunStats {
     wall_ms: Spread;
     /** Failures by bucket, each with its reasons counted. */
     buckets: Record<string, { count: number; reasons: Record<string, number> }>;
+    /** Harbor tasks' rewards, when any trial had one. */
+    reward?: RewardStats;
   };
-  /** Per task, by task id. */
-  tasks: (PassStats & { flaky: boolean })[];
+  /** Per task, by task id (the reward when its trials had one). */
+  tasks: (PassStats & { flaky: boolean; reward?: RewardStats })[];
 }
 
 /**
@@ -89,7 +100,12 @@ export function runStats(trials: readonly TrialSample[]): RunStats {
   const tasks = [...byTask.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(
     ([task, list]) => {
       const passes = countPasses(list);
-      return { task, ...passStats(list.length, passes), flaky: passes > 0 && passes < list.length };
+      return {
+        task,
+        ...passStats(list.length, passes),
+        flaky: passes > 0 && passes < list.length,
+        ...meanReward(list),
+      };
     },
   );
   const maxK = tasks.length === 0 ? 0 : Math.min(...tasks.map((task) => task.n));
@@ -132,8 +148,21 @@ export function runStats(trials: readonly TrialSample[]): RunStats {
       steps: spread(trials.map((trial) => trial.steps)),
       wall_ms: spread(trials.map((trial) => trial.duration_ms)),
       buckets,
+      ...meanReward(trials),
     },
     tasks,
+  };
+}
+
+/** Harbor trials' rewards: their mean, over the trials whose verifier wrote one. */
+function meanReward(trials: readonly TrialSample[]): { reward?: RewardStats } {
+  const rewards = trials.flatMap((trial) => trial.reward === undefined ? [] : [trial.reward]);
+  if (rewards.length === 0) return {};
+  return {
+    reward: {
+      mean: rewards.reduce((sum, value) => sum + value, 0) / rewards.length,
+      n: rewards.length,
+    },
   };
 }
 

@@ -239,6 +239,7 @@ const SCHEMAS = {
     requirements: z.array(requirementResult),
     success: chainedScript.nullable(),
     canary: chainedScript.nullable(),
+    reward: z.number().optional(),
   }),
   /**
    * Closes a finished session's log, in the same transaction as the session's result, so
@@ -251,6 +252,7 @@ const SCHEMAS = {
     steps: count,
     tokens,
     cost_usd: z.number().nullable(),
+    reward: z.number().optional(),
   }),
   /** A model call an agent made through the gateway: the request body as sent. */
   "gateway.call": z.object({

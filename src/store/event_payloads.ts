@@ -415,6 +415,8 @@ export interface GradingFinishedPayload {
   success: ChainedScript | null;
   /** The canary's, when it ran. */
   canary: ChainedScript | null;
+  /** A Harbor task's reward, when its verifier wrote one. */
+  reward?: number;
 }
 
 /** `trial.verdict`: the trial's summary less its wall time, closing the log. */
@@ -431,6 +433,8 @@ export interface TrialVerdictPayload {
   tokens: TokenCounts;
   /** Dollars, or null when unpriced. */
   cost_usd: number | null;
+  /** A Harbor trial's reward. */
+  reward?: number;
 }
 
 /** `gateway.call`: a model call an agent made through the trial's gateway. */

@@ -95,6 +95,11 @@ export const MIGRATIONS: readonly Migration[] = [
       ALTER TABLE blobs_by_rowid RENAME TO blobs;
     `,
   },
+  {
+    version: 5,
+    name: "a Harbor trial's reward, in a column for statistics",
+    sql: "ALTER TABLE sessions ADD COLUMN reward REAL",
+  },
 ];
 
 /** The newest schema version this Verdict knows. */

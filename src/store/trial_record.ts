@@ -94,6 +94,8 @@ export interface TrialRecord {
   success: ReportedScript | null;
   /** The canary's run. */
   canary: ReportedScript | null;
+  /** A Harbor task's reward, when its verifier wrote one. */
+  reward?: number;
 }
 
 const REPORTED_CHECK_SCHEMA = z.object({
@@ -132,6 +134,7 @@ const TRIAL_RECORD_SCHEMA = z.object({
   requirements: z.array(REPORTED_CHECK_SCHEMA),
   success: REPORTED_SCRIPT_SCHEMA.nullable(),
   canary: REPORTED_SCRIPT_SCHEMA.nullable(),
+  reward: z.number().optional(),
 });
 type _SchemaMatchesTrialRecord = Expect<Same<z.output<typeof TRIAL_RECORD_SCHEMA>, TrialRecord>>;
 
@@ -147,6 +150,7 @@ export type TrialSummary = Pick<
   | "tokens"
   | "cost_usd"
   | "duration_ms"
+  | "reward"
 >;
 
 /**

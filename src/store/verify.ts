@@ -155,11 +155,11 @@ function resultProblems(
       );
     } else {
       for (const field of CHAINED_SUMMARY_FIELDS) {
-        if (canonicalJson(chained[field]) !== canonicalJson(result[field])) {
+        if (canonicalJson(chained[field] ?? null) !== canonicalJson(result[field] ?? null)) {
           problems.push(
-            `the stored result's ${field} is ${canonicalJson(result[field])} but the chained ` +
-              `${EVENT.trialVerdict} event (event ${last.seq}) says ${
-                canonicalJson(chained[field])
+            `the stored result's ${field} is ${canonicalJson(result[field] ?? null)} but the ` +
+              `chained ${EVENT.trialVerdict} event (event ${last.seq}) says ${
+                canonicalJson(chained[field] ?? null)
               }`,
           );
         }

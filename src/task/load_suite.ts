@@ -10,6 +10,7 @@ import { InputError, type InputProblem, UsageError } from "../core/errors.ts";
 import { type Sha256Hex, sha256Hex } from "../core/hash.ts";
 import { nearest } from "../core/suggest.ts";
 import { compareBytes, readTree } from "./file_tree.ts";
+import { isHarborTaskFolder, loadHarborTask } from "./harbor_task.ts";
 import { isTaskFolder, loadTask } from "./load_task.ts";
 import type { Task } from "./task.ts";
 
@@ -22,8 +23,8 @@ export interface Suite {
 }
 
 /**
- * Finds the task folders at each path: the path itself when it holds `task.yaml`, otherwise its
- * immediate subfolders that do.
+ * Finds the task folders at each path: the path itself when it holds `task.yaml` (a Verdict task)
+ * or `task.toml` (a Harbor task), otherwise its immediate subfolders that do.
  *
  * @throws {UsageError} when a path does not exist or holds no task.
  */
@@ -54,7 +55,8 @@ export async function findTaskFolders(paths: readonly string[]): Promise<string[
     }
     if (found.length === 0) {
       throw new UsageError(
-        `no task.yaml in ${path} or its subfolders: pass a task folder or a folder of tasks`,
+        `no task.yaml or task.toml in ${path} or its subfolders: pass a task folder or a ` +
+          "folder of tasks",
       );
     }
     folders.push(...found.sort(compareBytes));
@@ -79,7 +81,7 @@ export async function loadSuite(paths: readonly string[]): Promise<Suite> {
   const tasks: Task[] = [];
   for (const folder of folders) {
     try {
-      tasks.push(await loadTask(folder));
+      tasks.push(await loadTaskFolder(folder));
     } catch (error) {
       if (error instanceof InputError) problems.push(...error.problems);
       else throw error;
@@ -90,16 +92,34 @@ export async function loadSuite(paths: readonly string[]): Promise<Suite> {
     const first = seen.get(task.id);
     if (first) {
       problems.push({
-        file: join(task.dir, "task.yaml"),
-        field: "id",
-        problem: `'${task.id}' is already the id of ${join(first.dir, "task.yaml")}`,
-        fix: "give every task in a suite its own id",
+        file: manifestFile(task),
+        field: task.harbor ? "" : "id",
+        problem: `'${task.id}' is already the id of ${manifestFile(first)}` +
+          (task.harbor ? " (a Harbor task's id is its folder's name)" : ""),
+        fix: task.harbor
+          ? "rename one of the folders: every task in a suite needs its own id"
+          : "give every task in a suite its own id",
       });
     } else seen.set(task.id, task);
   }
   if (problems.length > 0) throw new InputError(problems);
   tasks.sort((a, b) => compareBytes(a.id, b.id));
   return { tasks, digest: await suiteDigest(tasks) };
+}
+
+/**
+ * Loads one task folder, a Verdict task (`task.yaml`) or a Harbor task (`task.toml`).
+ *
+ * @example
+ * ```ts
+ * import { loadTaskFolder } from "./load_suite.ts";
+ * const task = await loadTaskFolder("tasks/fix-slugify");
+ * console.log(task.harbor === undefined); // true: a Verdict task
+ * ```
+ * @throws {InputError} listing every problem found (exit 2).
+ */
+export async function loadTaskFolder(dir: string): Promise<Task> {
+  return await isHarborTaskFolder(dir) ? loadHarborTask(dir) : loadTask(dir);
 }
 
 /**
@@ -119,6 +139,11 @@ export function selectTasks(suite: Suite, ids: readonly string[]): Task[] {
     }
   }
   return suite.tasks.filter((task) => ids.includes(task.id));
+}
+
+// The file that gives a task its id: task.toml for a Harbor task, task.yaml for a Verdict task.
+function manifestFile(task: Task): string {
+  return join(task.dir, task.harbor ? "task.toml" : "task.yaml");
 }
 
 async function suiteDigest(tasks: readonly Task[]): Promise<Sha256Hex> {

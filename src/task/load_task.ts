@@ -9,7 +9,6 @@
 import { join } from "node:path";
 import { InputError, type InputProblem } from "../core/errors.ts";
 import { readUtf8File } from "../core/input_file.ts";
-import { leadsInside, linkTarget } from "../core/link_target.ts";
 import { nearest } from "../core/suggest.ts";
 import { fieldPath, schemaProblems } from "../core/schema_problems.ts";
 import {
@@ -21,10 +20,13 @@ import {
   REQUIRES_SCHEMA,
 } from "./manifest.ts";
 import type { Task } from "./task.ts";
+import { leadOut } from "./_lead_out.ts";
+import { isFile, refuseBothManifests } from "./_manifest_files.ts";
 import { parseYamlInput } from "../core/yaml_input.ts";
 
 /**
- * Whether a folder is a task folder (holds a `task.yaml`).
+ * Whether a folder is a task folder: it holds a `task.yaml` (a Verdict task) or a `task.toml` (a
+ * Harbor task).
  *
  * @example
  * ```ts
@@ -33,7 +35,7 @@ import { parseYamlInput } from "../core/yaml_input.ts";
  * ```
  */
 export async function isTaskFolder(dir: string): Promise<boolean> {
-  return (await statOrNull(join(dir, "task.yaml")))?.isFile ?? false;
+  return await isFile(join(dir, "task.yaml")) || await isFile(join(dir, "task.toml"));
 }
 
 /**
@@ -51,6 +53,7 @@ export async function loadTask(dir: string): Promise<Task> {
   const file = join(dir, "task.yaml");
   const outside = leadOut(dir, "task.yaml", "");
   if (outside !== undefined) throw new InputError({ file, field: "", ...outside });
+  await refuseBothManifests(dir);
   const text = await readTextOrNull(file);
   if (text === null) {
     throw new InputError({
@@ -206,31 +209,6 @@ async function fileProblems(dir: string, manifest: Manifest): Promise<InputProbl
     await need(doc, "file", `docs[${index}]`, "add the page under the task folder, or remove it");
   }
   return problems;
-}
-
-// Where a task file leads when a symlink takes it out of `within` (a folder of the task, the
-// task folder itself when empty), as a problem; undefined when it stays inside.
-function leadOut(
-  dir: string,
-  path: string,
-  within: string,
-): Pick<InputProblem, "problem" | "fix"> | undefined {
-  const folder = join(dir, within);
-  let target: string;
-  try {
-    if (leadsInside(join(dir, path), folder)) return undefined;
-    target = linkTarget(join(dir, path));
-  } catch (error) {
-    if (!(error instanceof Deno.errors.FilesystemLoop)) throw error;
-    return { problem: "is a loop of symlinks", fix: "replace the links with the file itself" };
-  }
-  const place = within === "" ? "the task folder" : `${within}/`;
-  return {
-    problem: `is a symlink that leads to ${target}, outside ${place}`,
-    fix: within === ""
-      ? "copy the file into the task folder instead of linking to it"
-      : `copy it into ${within}/ instead of linking to it (only ${within}/ is staged for grading)`,
-  };
 }
 
 async function statOrNull(path: string): Promise<Deno.FileInfo | null> {

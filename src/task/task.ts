@@ -19,6 +19,50 @@ export interface Task {
   policyPath: string | "default";
   /** Whether `solution/` exists. */
   hasSolution: boolean;
+  /**
+   * For a Harbor (Terminal-Bench) task folder (`task.toml`): its settings. Its `manifest` is
+   * synthesised from them: `image` names the environment image (built from `environment/` or
+   * `[environment].docker_image`), `workdir` is the image's `WORKDIR` once the run has resolved
+   * it, `limits.timeout_s` is `[agent].timeout_sec`, `success` runs `tests/test.sh` under
+   * `[verifier].timeout_sec`.
+   */
+  harbor?: HarborSettings;
+}
+
+/** What a Harbor task's `task.toml` sets that Verdict honours. */
+export interface HarborSettings {
+  /** The schema version it declares (`version` or `schema_version`). */
+  schemaVersion: string;
+  /** Where its environment image comes from. */
+  environment: {
+    /** `environment/Dockerfile` (built with `environment/` as its context), or null. */
+    dockerfile: string | null;
+    /** `[environment].docker_image`: a local image used as is, or null. */
+    dockerImage: string | null;
+    /** `[environment].build_timeout_sec`. */
+    buildTimeoutSec: number;
+    /** `[environment].cpus`, when set. */
+    cpus?: number;
+    /** `[environment].memory_mb`, when set. */
+    memoryMb?: number;
+    /** `[environment].storage_mb`, when set (recorded; Docker cannot cap it here). */
+    storageMb?: number;
+  };
+  /** `[verifier]`. */
+  verifier: {
+    /** `timeout_sec`. */
+    timeoutSec: number;
+    /** `env`: added to the verifier's environment. */
+    env: Record<string, string>;
+    /** `user`: who runs `tests/test.sh` (default `root`). */
+    user: string;
+  };
+  /** `[agent].timeout_sec`. */
+  agentTimeoutSec: number;
+  /** Whether `solution/solve.sh` exists. */
+  solveScript: boolean;
+  /** `[metadata]` (and 1.1's `[task]`), free-form. */
+  metadata: Record<string, unknown>;
 }
 
 /**

@@ -94,6 +94,11 @@ export const evalCommand: Command = {
       valueName: "X",
       description: "exit 1 when the pass rate is below X (a fraction, such as 0.8)",
     },
+    "pass-reward": {
+      type: "string",
+      valueName: "X",
+      description: "Harbor tasks: a trial passes when its reward is at least X (default 1)",
+    },
     ...JSON_OPTION,
     ...HOME_OPTION,
   },
@@ -113,6 +118,7 @@ export const evalCommand: Command = {
       agentKind(name, { agentFiles: name.startsWith(CMD_PREFIX) ? agentFiles : undefined, home })
     );
     const minPassRate = fraction(values, "min-pass-rate");
+    const passReward = fraction(values, "pass-reward");
     const repeat = count(values, "repeat", 1, 1, MAX_REPEAT);
     const concurrency = count(values, "concurrency", 4, 1, MAX_CONCURRENCY);
     const seed = count(values, "seed", 0, 0);
@@ -178,6 +184,7 @@ export const evalCommand: Command = {
             concurrency,
             seed,
             home,
+            passReward,
           },
           {
             sandbox: sandboxFromEnv(io),

@@ -1,0 +1,252 @@
+/**
+ * Harbor tasks end to end through the CLI, on fixtures of our own (tests/fixtures/harbor/): built
+ * offline from their Dockerfiles (or a prebuilt image), the whole container sealed, graded in a
+ * fresh container by the reward its verifier writes. The oracle passes the honest tasks and nop
+ * fails them; each tampering fixture, whose "solution" is the cheat, fails under Verdict although
+ * it earns reward 1 when its verifier runs in the agent's own container, as Harbor runs it.
+ */
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { requireDocker } from "../_docker.ts";
+import { copyTree, runVerdict, scratchDir } from "../_verdict.ts";
+
+const FIXTURES = "tests/fixtures/harbor";
+const HONEST = [
+  "build-context",
+  "fractional-reward",
+  "prebuilt-image",
+  "python-bugfix",
+  "system-tool",
+];
+const TAMPERING = [
+  "tamper-fake-runner",
+  "tamper-plant-reward",
+  "tamper-plant-tests",
+  "tamper-shadow-module",
+];
+
+interface Trial {
+  task: string;
+  session: string;
+  verdict: string;
+  bucket: string;
+  reason: string;
+  reward?: number;
+  changed_paths: number;
+}
+
+function runIdOf(stdout: string): string {
+  return /^run (\S+):/m.exec(stdout)![1];
+}
+
+async function trialsOf(home: string, stdout: string): Promise<Map<string, Trial>> {
+  const results = JSON.parse(
+    await Deno.readTextFile(join(home, "runs", runIdOf(stdout), "results.json")),
+  );
+  return new Map((results.trials as Trial[]).map((trial) => [trial.task, trial]));
+}
+
+Deno.test("Harbor tasks: the oracle passes the honest ones with reward 1, every tampering fixture fails, and the container's changes are shown", async () => {
+  await requireDocker();
+  await using home = await scratchDir("harbor-oracle");
+  const evaluated = await runVerdict(["eval", FIXTURES, "--agent", "oracle", "--home", home.path]);
+  // The planted reward leaves the real verifier with none to write: an evaluator error (exit 3).
+  assert.equal(evaluated.code, 3, evaluated.stdout + evaluated.stderr);
+  const trials = await trialsOf(home.path, evaluated.stdout);
+  for (const task of HONEST) {
+    const trial = trials.get(task)!;
+    assert.equal(trial.verdict, "pass", `${task}: ${trial.reason}`);
+    assert.equal(trial.reward, 1, task);
+  }
+  for (const task of TAMPERING) {
+    assert.equal(
+      trials.get(task)!.verdict,
+      "fail",
+      `${task} must fail: ${trials.get(task)!.reason}`,
+    );
+  }
+  assert.equal(trials.get("tamper-fake-runner")!.reward, 0);
+  assert.equal(trials.get("tamper-plant-tests")!.reward, 0);
+  assert.equal(trials.get("tamper-shadow-module")!.reward, 0);
+  assert.equal(trials.get("tamper-plant-reward")!.bucket, "evaluator_error");
+  assert.match(trials.get("tamper-plant-reward")!.reason, /no reward/);
+
+  // Each environment image's build log is kept with the run (a cached image has none to keep).
+  const runDir = join(home.path, "runs", runIdOf(evaluated.stdout));
+  const logs = await Array.fromAsync(Deno.readDir(join(runDir, "builds"))).catch(() => []);
+  for (const entry of logs) {
+    assert.match(await Deno.readTextFile(join(runDir, "builds", entry.name)), /Step 1\/|FROM/);
+  }
+
+  // The system task's whole-container seal, as `show` prints it: a tool, a setting, a deletion.
+  const shown = await runVerdict(["show", trials.get("system-tool")!.session, "--home", home.path]);
+  assert.equal(shown.code, 0, shown.stderr);
+  assert.match(shown.stdout, /added usr\/local\/bin\/greet/);
+  assert.match(shown.stdout, /added etc\/greet\.conf/);
+  assert.match(shown.stdout, /removed etc\/greet\.old/);
+  assert.doesNotMatch(shown.stdout, /docker-init|\/verdict\/|solution/);
+  assert.equal(trials.get("system-tool")!.changed_paths, 3);
+
+  const stats = await runVerdict(["stats", runIdOf(evaluated.stdout), "--home", home.path]);
+  assert.match(stats.stdout, /reward: mean 0\.625 over 8/);
+
+  const verified = await runVerdict(["verify", runIdOf(evaluated.stdout), "--home", home.path]);
+  assert.equal(verified.code, 0, verified.stdout + verified.stderr);
+});
+
+Deno.test("Harbor tasks: each tampering fixture's cheat earns reward 1 when the verifier runs in the agent's own container, as Harbor runs it", async () => {
+  const docker = await requireDocker();
+  const listed = await runVerdict(["tasks", "list", FIXTURES]);
+  assert.equal(listed.code, 0, listed.stderr);
+  for (const task of TAMPERING) {
+    const image = new RegExp(`^${task}\\s+\\S+\\s+(\\S+)`, "m").exec(listed.stdout)?.[1];
+    assert(image, `tasks list names ${task}'s image:\n${listed.stdout}`);
+    assert(
+      await docker.hasImage(image),
+      `${image} is built by the oracle test above: run the file`,
+    );
+    const dir = join(Deno.cwd(), FIXTURES, task);
+    const result = await docker.run([
+      "run",
+      "--rm",
+      "--network=none",
+      "--volume",
+      `${dir}/solution:/verdict-solution:ro`,
+      "--volume",
+      `${dir}/tests:/verdict-upload:ro`,
+      image,
+      "bash",
+      "-c",
+      "bash /verdict-solution/solve.sh >/dev/null 2>&1; mkdir -p /tests /logs/verifier; " +
+      "cp -r /verdict-upload/. /tests/; bash /tests/test.sh >/dev/null 2>&1; " +
+      "cat /logs/verifier/reward.txt",
+    ]);
+    assert.equal(new TextDecoder().decode(result.stdout).trim(), "1", `${task}: ${result.stderr}`);
+  }
+});
+
+Deno.test("Harbor tasks: nop fails every honest task, with reward 0", async () => {
+  await requireDocker();
+  await using home = await scratchDir("harbor-nop");
+  const evaluated = await runVerdict([
+    "eval",
+    ...HONEST.map((task) => join(FIXTURES, task)),
+    "--agent",
+    "nop",
+    "--home",
+    home.path,
+  ]);
+  assert.equal(evaluated.code, 0, evaluated.stdout + evaluated.stderr);
+  for (const [task, trial] of await trialsOf(home.path, evaluated.stdout)) {
+    assert.equal(trial.verdict, "fail", task);
+    assert.equal(trial.reward, 0, task);
+  }
+});
+
+Deno.test("Harbor tasks: a fractional reward fails below the pass mark and passes at --pass-reward", async () => {
+  await requireDocker();
+  await using scratch = await scratchDir("harbor-fraction");
+  const task = join(scratch.path, "fractional-reward");
+  await copyTree(join(FIXTURES, "fractional-reward"), task);
+  await Deno.writeTextFile(
+    join(task, "solution", "solve.sh"),
+    '#!/bin/bash\nfor name in a b c; do echo "$name" > "$name"; done\n',
+  );
+  const home = join(scratch.path, "home");
+  const strict = await runVerdict(["eval", task, "--agent", "oracle", "--home", home]);
+  assert.equal(strict.code, 0, strict.stdout + strict.stderr);
+  const failed = (await trialsOf(home, strict.stdout)).get("fractional-reward")!;
+  assert.equal(failed.reward, 0.75);
+  assert.equal(failed.verdict, "fail");
+  assert.match(failed.reason, /reward 0\.75, below the pass mark 1/);
+
+  const lenient = await runVerdict([
+    "eval",
+    task,
+    "--agent",
+    "oracle",
+    "--pass-reward",
+    "0.7",
+    "--home",
+    home,
+  ]);
+  assert.equal(lenient.code, 0, lenient.stdout + lenient.stderr);
+  // Another pass mark is another experiment: a run of its own.
+  assert.notEqual(runIdOf(lenient.stdout), runIdOf(strict.stdout));
+  const passed = (await trialsOf(home, lenient.stdout)).get("fractional-reward")!;
+  assert.equal(passed.verdict, "pass");
+  assert.equal(passed.reward, 0.75);
+
+  const bad = await runVerdict(["eval", task, "--pass-reward", "2", "--home", home]);
+  assert.equal(bad.code, 2);
+  assert.match(bad.stderr, /--pass-reward 2 must be a fraction/);
+});
+
+Deno.test("Harbor tasks: a missing base image and a compose file are refused by name before any run (exit 2)", async () => {
+  await requireDocker();
+  await using home = await scratchDir("harbor-refused");
+  const missing = await runVerdict([
+    "eval",
+    "tests/fixtures/harbor-refused/missing-base",
+    "--agent",
+    "nop",
+    "--home",
+    home.path,
+  ]);
+  assert.equal(missing.code, 2, missing.stdout + missing.stderr);
+  assert.match(missing.stderr, /missing-base\/environment\/Dockerfile/);
+  assert.match(missing.stderr, /FROM \(line 1\)/);
+  assert.match(missing.stderr, /base image verdict\/not-built-here:1\.0 is not in the local/);
+  assert.match(missing.stderr, /docker load -i FILE/);
+  const runs = await Array.fromAsync(Deno.readDir(join(home.path, "runs"))).catch(() => []);
+  assert.deepEqual(runs, [], "nothing was recorded");
+
+  const compose = await runVerdict([
+    "eval",
+    "tests/fixtures/harbor-refused/compose",
+    "--home",
+    home.path,
+  ]);
+  assert.equal(compose.code, 2, compose.stdout + compose.stderr);
+  assert.match(compose.stderr, /docker-compose\.yaml/);
+});
+
+Deno.test("Harbor tasks: the loop agent works in the image's WORKDIR as root, and its run replays identically", async () => {
+  await requireDocker();
+  await using home = await scratchDir("harbor-loop");
+  const evaluated = await runVerdict([
+    "eval",
+    join(FIXTURES, "system-tool"),
+    join(FIXTURES, "python-bugfix"),
+    "--home",
+    home.path,
+  ]);
+  assert.equal(evaluated.code, 0, evaluated.stdout + evaluated.stderr);
+  assert.match(evaluated.stdout, /2 of 2 trials: 2 passed/);
+  const replayed = await runVerdict(["replay", runIdOf(evaluated.stdout), "--home", home.path]);
+  assert.equal(replayed.code, 0, replayed.stdout + replayed.stderr);
+  assert.match(replayed.stdout, /identical \(2 identical, 0 diverged/);
+});
+
+Deno.test("tasks check on Harbor tasks: the oracle's reward must be 1 and nop's must not", async () => {
+  await requireDocker();
+  await using home = await scratchDir("harbor-check");
+  const honest = await runVerdict([
+    "tasks",
+    "check",
+    join(FIXTURES, "system-tool"),
+    join(FIXTURES, "prebuilt-image"),
+    "--home",
+    home.path,
+  ]);
+  assert.equal(honest.code, 0, honest.stdout + honest.stderr);
+  const cheat = await runVerdict([
+    "tasks",
+    "check",
+    join(FIXTURES, "tamper-fake-runner"),
+    "--home",
+    home.path,
+  ]);
+  assert.equal(cheat.code, 1, cheat.stdout + cheat.stderr);
+  assert.match(cheat.stdout + cheat.stderr, /tamper-fake-runner/);
+});
