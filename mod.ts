@@ -9,7 +9,8 @@
  *
  * What it offers, in the order a run goes:
  * - **Tasks**: {@linkcode loadSuite}, {@linkcode loadTask} and {@linkcode parseManifest} read task
- *   folders.
+ *   folders; {@linkcode loadHarborTask} reads a Harbor (Terminal-Bench) one, and
+ *   {@linkcode loadTaskFolder} either kind.
  * - **Agents and models**: the agents a run names (`loop`, `oracle`, `nop`):
  *   {@linkcode setupLoopAgent} builds the loop agent from a model spec (`openai:gpt-4o`,
  *   `anthropic:…`, `scripted`), {@linkcode oracleAgent} applies a task's reference solution,
@@ -107,8 +108,13 @@ export type { Sha256Hex } from "./src/core/hash.ts";
 // Tasks.
 export { loadTask, parseManifest } from "./src/task/load_task.ts";
 export type { CheckArgs, CheckKind, CheckSpec, Manifest, Requires } from "./src/task/manifest.ts";
-export { loadSuite, type Suite } from "./src/task/load_suite.ts";
-export type { Task } from "./src/task/task.ts";
+export { loadSuite, loadTaskFolder, type Suite } from "./src/task/load_suite.ts";
+export {
+  type HarborConfigSettings,
+  loadHarborTask,
+  parseHarborToml,
+} from "./src/task/harbor_task.ts";
+export type { HarborSettings, Task } from "./src/task/task.ts";
 
 // Agents, models, tools and policies.
 export type { Agent, AgentContext, AgentOutcome, StopReason } from "./src/agent/agent.ts";
@@ -167,6 +173,10 @@ export {
   type DerivedImageSource,
   type ExecOptions,
   type ExecResult,
+  type FilesystemChange,
+  type ImageBuild,
+  type ImageBuildResult,
+  type ImageConfig,
   type LabelledContainer,
   type ResourceLimits,
   type Sandbox,
@@ -248,6 +258,7 @@ export {
 export { mcnemarExact, passAtK, passHatK, wilson } from "./src/stats/estimators.ts";
 export {
   type PassStats,
+  type RewardStats,
   type RunStats,
   runStats,
   type Spread,

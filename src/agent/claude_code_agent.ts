@@ -60,6 +60,9 @@ export function claudeCodeAgent(kit: Kit, model: string): InstalledAgent {
         HOME: CLAUDE_CODE_HOME,
         CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
         CLAUDE_CODE_MAX_RETRIES: "2",
+        // The trial's container is the sandbox: without this, Claude Code refuses to skip its
+        // permission prompts as root, which is how every agent runs on a Harbor task.
+        IS_SANDBOX: "1",
       },
     },
     read: readClaudeCodeTranscript,

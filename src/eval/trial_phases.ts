@@ -17,6 +17,8 @@ import { InfrastructureError } from "../core/errors.ts";
 import { DEFAULT_LIMITS } from "../sandbox/container.ts";
 import { sealContainer } from "../sandbox/container_seal.ts";
 import type { HarborSettings } from "../task/task.ts";
+import { packOwnedTar, type TarEntry } from "../sandbox/tar.ts";
+import { shellQuote } from "../core/shell_quote.ts";
 import { AGENT_USER, type ContainerSpec, type SandboxContainer } from "../sandbox/sandbox.ts";
 import {
   diffSnapshots,
@@ -329,13 +331,7 @@ export async function seal(scope: TrialScope, begun: Begun, from: TrialStart): P
     return { final, changes: diffSnapshots(staged.initial, final) };
   }
   let final: Snapshot;
-  if (staged.task.harbor) {
-    if (!begun.agent) {
-      throw new InfrastructureError(
-        "the container of this Harbor task did not survive the interruption, and its whole " +
-          "filesystem cannot be rebuilt from a checkpoint: run the trial again",
-      );
-    }
+  if (staged.task.harbor && begun.agent) {
     const { sealed, changes } = await sealContainer(begun.agent, admit(scope));
     storeSnapshot(store.blobs, sealed);
     scope.record([event(EVENT.endStateSealed, { root: sealed.root, changes })]);
@@ -430,8 +426,33 @@ function withGatewayAccount(outcome: AgentOutcome, ledger: GatewayLedger): Agent
 
 /** Each seal refuses, as the agent's failure, an end state past the task's limits. */
 function admit(scope: TrialScope) {
-  const { manifest } = scope.plan.staged.task;
-  return sealGuard(manifest.workdir, manifest.limits);
+  const { manifest, harbor } = scope.plan.staged.task;
+  // A whole-container seal's paths are relative to `/`, a workspace's to the workdir's parent.
+  return sealGuard(harbor ? "/" : manifest.workdir, manifest.limits);
+}
+
+/**
+ * A Harbor task's checkpoint (a whole-container seal) applied to a new container of its image: the
+ * deleted paths deleted, the rest copied in, root's.
+ */
+async function applyContainerSeal(
+  container: SandboxContainer,
+  contents: TarEntry[],
+  snapshot: Snapshot,
+): Promise<void> {
+  const removed = snapshot.entries.filter((entry) => entry.type === "removed");
+  if (removed.length > 0) {
+    const deleted = await container.exec(
+      `rm -rf -- ${removed.map((entry) => shellQuote(`/${entry.path}`)).join(" ")}`,
+      { user: "0:0", timeoutMs: 60_000 },
+    );
+    if (deleted.exitCode !== 0) {
+      throw new InfrastructureError(`could not restore a checkpoint: ${deleted.stderr.trim()}`);
+    }
+  }
+  if (contents.length > 0) {
+    await container.copyIn(packOwnedTar([{ entries: contents, options: { uid: 0, gid: 0 } }]), "/");
+  }
 }
 
 /** A new agent container with the workspace of a snapshot. */
@@ -443,6 +464,10 @@ async function restore(
   const { plan, deps } = scope;
   const container = await scope.start("agent", undefined, setup);
   const snapshot = loadSnapshot(deps.store.blobs, root);
+  if (plan.staged.task.harbor) {
+    await applyContainerSeal(container, snapshotContents(deps.store.blobs, snapshot), snapshot);
+    return container;
+  }
   await container.copyIn(
     plan.staged.workspaceTar(snapshotContents(deps.store.blobs, snapshot)),
     "/",

@@ -104,7 +104,8 @@ export async function gradeHarbor(input: HarborGradeInput): Promise<Grade> {
   const { grader, harbor, signal } = input;
   const base = { checks: [], requirements: [], canary: null };
   const entries = input.final.entries;
-  const removed = entries.filter((entry) => entry.type === "removed").map((entry) => entry.path);
+  const removed = entries.filter((entry) => entry.type === "removed" && !heldBack(entry.path))
+    .map((entry) => entry.path);
   const shadowing = [
     ...new Set(
       entries.filter((entry) =>
@@ -269,10 +270,11 @@ function staged(entries: readonly SnapshotEntry[]): SnapshotEntry[] {
   });
 }
 
-// What the image already holds for grading: a planted copy never replaces it.
+// What the image already holds for grading (`/tests`, `/logs/verifier`), and the folders above it:
+// neither a planted copy nor a deletion, a link or a file in their place reaches the grader.
 function heldBack(path: string): boolean {
   return ["tests", "logs/verifier"].some((folder) =>
-    path === folder || path.startsWith(`${folder}/`)
+    path === folder || path.startsWith(`${folder}/`) || folder.startsWith(`${path}/`)
   );
 }
 
@@ -309,7 +311,10 @@ export function parseReward(file: "reward.txt" | "reward.json", text: string): n
     const values = Object.entries(data as Record<string, unknown>);
     const reward = (data as Record<string, unknown>).reward;
     if (typeof reward === "number" && Number.isFinite(reward)) return reward;
-    if (values.length === 1 && typeof values[0][1] === "number") return values[0][1];
+    const [only] = values;
+    if (values.length === 1 && typeof only[1] === "number" && Number.isFinite(only[1])) {
+      return only[1];
+    }
   }
   return `${where} holds no "reward" number: ${JSON.stringify(text.trim().slice(0, 80))}`;
 }

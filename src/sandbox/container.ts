@@ -79,7 +79,7 @@ while [ "$round" -lt 20 ]; do
 done
 }
 kill_others
-cd / && exec tar -c -f - -- "$@"`;
+cd / && exec tar -c -f - "$@"`;
 
 // Printed once the files are unpacked, before the command starts: its absence means unpacking
 // failed, whatever the exit code.
@@ -275,10 +275,14 @@ export class Container implements SandboxContainer {
    * container's `tar`, in one `docker exec` as root: see {@linkcode SandboxContainer.killAndArchive}.
    */
   killAndArchive(
-    paths: readonly string[],
+    whole: readonly string[],
+    alone: readonly string[],
     admit?: (entry: TarEntryHeader) => void,
     timeoutMs = 120_000,
   ): Promise<TarEntry[]> {
+    // `./` first: a name cannot be read as an option, so `--no-recursion` can sit between them.
+    const named = (paths: readonly string[]) =>
+      paths.map((path) => `./${path.replace(/^\/+/, "")}`);
     return this.#readTar(
       [
         "exec",
@@ -288,9 +292,10 @@ export class Container implements SandboxContainer {
         "-c",
         KILL_OTHERS_AND_ARCHIVE,
         "verdict-archive",
-        ...paths.map((path) => path.replace(/^\/+/, "")),
+        ...named(whole),
+        ...(alone.length > 0 ? ["--no-recursion", ...named(alone)] : []),
       ],
-      `${paths.length} paths`,
+      `${whole.length + alone.length} paths`,
       admit,
       timeoutMs,
     );
@@ -506,6 +511,21 @@ function killQuietly(child: Deno.ChildProcess): void {
   }
 }
 
+/**
+ * `docker diff` printed a line that is not a change: most likely the rest of a path with a line
+ * break in its name.
+ */
+export class UnreadableDiffError extends InfrastructureError {
+  /** The line. */
+  readonly line: string;
+  /** Makes the error. */
+  constructor(line: string) {
+    super(`docker diff printed a line Verdict cannot read: ${line}`);
+    this.name = "UnreadableDiffError";
+    this.line = line;
+  }
+}
+
 const DIFF_KINDS: Record<string, FilesystemChange["kind"]> = {
   A: "added",
   C: "changed",
@@ -531,7 +551,7 @@ export function parseDockerDiff(text: string): FilesystemChange[] {
     if (line === "") continue;
     const kind = DIFF_KINDS[line[0]];
     if (kind === undefined || line[1] !== " " || !line.startsWith("/", 2)) {
-      throw new InfrastructureError(`docker diff printed a line Verdict cannot read: ${line}`);
+      throw new UnreadableDiffError(line);
     }
     changes.push({ kind, path: line.slice(2) });
   }

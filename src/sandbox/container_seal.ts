@@ -8,6 +8,8 @@
  * @module
  */
 import { InfrastructureError } from "../core/errors.ts";
+import { UnreadableDiffError } from "./container.ts";
+import { UnsealableWorkspaceError } from "./unsealable.ts";
 import type { FilesystemChange, SandboxContainer } from "./sandbox.ts";
 import {
   type SealedTree,
@@ -79,7 +81,7 @@ export async function sealContainer(
   admit?: (entry: TarEntryHeader) => void,
   options: SealOptions = { final: true },
 ): Promise<ContainerSeal> {
-  const all = await container.changes();
+  const all = await listChanges(container);
   // A folder listed because something in it changed, even something left out, is no change itself.
   const parents = new Set(all.map((change) => parentOf(change.path)));
   const changes = all.filter((change) => !unsealed(change.path));
@@ -90,14 +92,13 @@ export async function sealContainer(
     change.kind === "added" ? !added.has(parentOf(change.path)) : change.kind === "changed" &&
       !parents.has(change.path)
   );
-  const paths = roots.map((root) => root.path);
-  const copied = options.final
-    ? await copyRoots(container, paths, admit)
-    : await copyEach(container, paths, admit);
   const whole = new Set(roots.filter((root) => root.kind === "added").map((root) => root.path));
   const alone = new Set(roots.filter((root) => root.kind === "changed").map((root) => root.path));
+  const copied = options.final
+    ? await copyRoots(container, [...whole], [...alone], admit)
+    : await copyEach(container, [...whole], [...alone], admit);
   const taken = copied.filter((entry) => {
-    const path = `/${entry.path.replace(/\/+$/, "")}`;
+    const path = `/${entry.path.replace(/^\.\//, "").replace(/\/+$/, "")}`;
     if (alone.has(path) || whole.has(path)) return true;
     for (let up = parentOf(path); up !== "/"; up = parentOf(up)) if (whole.has(up)) return true;
     return false;
@@ -116,34 +117,47 @@ export async function sealContainer(
 // does not work, copied by the engine one by one once the container is stopped.
 async function copyRoots(
   container: SandboxContainer,
-  paths: readonly string[],
+  whole: readonly string[],
+  alone: readonly string[],
   admit?: (entry: TarEntryHeader) => void,
 ): Promise<TarEntry[]> {
-  if (paths.length === 0) {
+  if (whole.length + alone.length === 0) {
     await container.stop();
     return [];
   }
   try {
-    return await container.killAndArchive(paths, admit);
+    return await container.killAndArchive(whole, alone, admit);
   } catch (error) {
     if (!(error instanceof InfrastructureError)) throw error;
   }
   await container.stop();
-  return await copyEach(container, paths, admit);
+  return await copyEach(container, whole, alone, admit);
 }
 
-// Each path copied out by the engine, named relative to `/`.
+// Each path copied out by the engine, named relative to `/`. The engine copies a folder whole:
+// of one taken alone, only its own entry is kept, and only that one is admitted.
 async function copyEach(
   container: SandboxContainer,
-  paths: readonly string[],
+  whole: readonly string[],
+  alone: readonly string[],
   admit?: (entry: TarEntryHeader) => void,
 ): Promise<TarEntry[]> {
+  const roots = [
+    ...whole.map((path) => ({ path, alone: false })),
+    ...alone.map((path) => ({ path, alone: true })),
+  ];
   const copied: TarEntry[] = [];
-  for (let start = 0; start < paths.length; start += PARALLEL_COPIES) {
+  for (let start = 0; start < roots.length; start += PARALLEL_COPIES) {
     const batch = await Promise.all(
-      paths.slice(start, start + PARALLEL_COPIES).map(async (path) => {
-        const base = parentOf(path).slice(1);
-        return (await container.copyOut(path, admit)).map((entry) => ({
+      roots.slice(start, start + PARALLEL_COPIES).map(async (root) => {
+        const base = parentOf(root.path).slice(1);
+        const own = (entry: { path: string }) => !root.alone || !entry.path.includes("/");
+        const entries = await copyOne(
+          container,
+          root.path,
+          admit && ((entry) => own(entry) && admit(entry)),
+        );
+        return entries.filter(own).map((entry) => ({
           ...entry,
           path: base === "" ? entry.path : `${base}/${entry.path}`,
         }));
@@ -152,6 +166,46 @@ async function copyEach(
     for (const entries of batch) copied.push(...entries);
   }
   return copied;
+}
+
+// A path the engine listed but cannot find has a name it printed mangled: a line break in it, or
+// bytes that are not UTF-8. That is the agent's doing, and its end state cannot be sealed.
+async function copyOne(
+  container: SandboxContainer,
+  path: string,
+  admit?: (entry: TarEntryHeader) => void,
+): Promise<TarEntry[]> {
+  try {
+    return await container.copyOut(path, admit);
+  } catch (error) {
+    if (
+      error instanceof InfrastructureError && /Could not find the file|No such/i.test(error.message)
+    ) {
+      throw new UnsealablePathError(path);
+    }
+    throw error;
+  }
+}
+
+async function listChanges(container: SandboxContainer): Promise<FilesystemChange[]> {
+  try {
+    return await container.changes();
+  } catch (error) {
+    if (error instanceof UnreadableDiffError) throw new UnsealablePathError(error.line);
+    throw error;
+  }
+}
+
+/** The agent left a path whose name the engine cannot report faithfully. */
+export class UnsealablePathError extends UnsealableWorkspaceError {
+  /** Makes the error for `path` as the engine printed it. */
+  constructor(path: string) {
+    super(
+      `the agent left a path whose name cannot be sealed (a line break in it, or bytes that are ` +
+        `not UTF-8): ${JSON.stringify(path.slice(0, 200))}`,
+    );
+    this.name = "UnsealablePathError";
+  }
 }
 
 /**

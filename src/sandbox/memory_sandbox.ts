@@ -376,10 +376,12 @@ class MemoryContainerHandle implements SandboxContainer {
   }
 
   async killAndArchive(
-    paths: readonly string[],
+    whole: readonly string[],
+    alone: readonly string[],
     admit?: (entry: TarEntryHeader) => void,
     _timeoutMs?: number,
   ): Promise<TarEntry[]> {
+    const paths = [...whole, ...alone];
     const container = await this.#engine.operate({ op: "copyOut", id: this.id, path: "/" });
     const failed = (detail: string) =>
       new InfrastructureError(`could not copy ${paths.length} paths out: ${detail}`);
@@ -390,8 +392,10 @@ class MemoryContainerHandle implements SandboxContainer {
       if (container.files.get(path) === undefined) throw failed(this.#notFound(path));
       const parent = path.slice(0, path.lastIndexOf("/")).replace(/^\//, "");
       const packed = await readTarStream(ReadableStream.from([container.files.pack(path)]), admit);
+      // Alone: the path's own entry, not what a folder holds.
+      const own = alone.includes(path) ? packed.filter((e) => !e.path.includes("/")) : packed;
       entries.push(
-        ...packed.map((entry) => ({
+        ...own.map((entry) => ({
           ...entry,
           path: parent ? `${parent}/${entry.path}` : entry.path,
         })),

@@ -233,16 +233,18 @@ export interface SandboxContainer {
     timeoutMs?: number,
   ): Promise<TarEntry[]>;
   /**
-   * Kills every process in the running container but its own idle one, then copies `paths`
-   * (absolute) out with the container's own `tar`, as root, in one exec: entries named by their
-   * paths relative to `/`, a folder with everything in it. Quicker than {@linkcode copyOut} for
-   * several paths, but only as honest as the container's `tar`: what it writes is what the caller
-   * gets, so the caller must treat the entries as the container's word.
+   * Kills every process in the running container but its own idle one, then copies paths out with
+   * the container's own `tar`, as root, in one exec: each of `whole` (absolute) with everything in
+   * it, each of `alone` without what a folder holds; entries named by their paths relative to `/`
+   * (`./` first). Quicker than {@linkcode copyOut} for several paths, but only as honest as the
+   * container's `tar`: what it writes is what the caller gets, so the caller must treat the
+   * entries as the container's word.
    * @throws {InfrastructureError} when the container is gone, has no working `tar`, or the copy
    * takes longer than `timeoutMs` (default two minutes).
    */
   killAndArchive(
-    paths: readonly string[],
+    whole: readonly string[],
+    alone: readonly string[],
     admit?: (entry: TarEntryHeader) => void,
     timeoutMs?: number,
   ): Promise<TarEntry[]>;

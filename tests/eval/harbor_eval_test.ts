@@ -2,7 +2,7 @@
  * Harbor tasks end to end through the CLI, on fixtures of our own (tests/fixtures/harbor/): built
  * offline from their Dockerfiles (or a prebuilt image), the whole container sealed, graded in a
  * fresh container by the reward its verifier writes. The oracle passes the honest tasks and nop
- * fails them; each tampering fixture, whose "solution" is the cheat, fails under Verdict although
+ * fails them (`tasks check`); each tampering fixture, whose "solution" is the cheat, fails under Verdict although
  * it earns reward 1 when its verifier runs in the agent's own container, as Harbor runs it.
  */
 import assert from "node:assert/strict";
@@ -46,13 +46,18 @@ async function trialsOf(home: string, stdout: string): Promise<Map<string, Trial
   return new Map((results.trials as Trial[]).map((trial) => [trial.task, trial]));
 }
 
-Deno.test("Harbor tasks: the oracle passes the honest ones with reward 1, every tampering fixture fails, and the container's changes are shown", async () => {
+Deno.test("Harbor tasks: tasks check passes the honest ones (oracle reward 1, nop 0) and fails every tampering fixture; the container's changes are shown", async () => {
   await requireDocker();
-  await using home = await scratchDir("harbor-oracle");
-  const evaluated = await runVerdict(["eval", FIXTURES, "--agent", "oracle", "--home", home.path]);
-  // The planted reward leaves the real verifier with none to write: an evaluator error (exit 3).
-  assert.equal(evaluated.code, 3, evaluated.stdout + evaluated.stderr);
-  const trials = await trialsOf(home.path, evaluated.stdout);
+  await using home = await scratchDir("harbor-check");
+  const checked = await runVerdict(["tasks", "check", FIXTURES, "--home", home.path]);
+  // The cheats are the tampering fixtures' "solutions": the oracle fails them, so they do not check out.
+  assert.equal(checked.code, 1, checked.stdout + checked.stderr);
+  for (const task of HONEST) assert.match(checked.stdout, new RegExp(`^${task}\\s.*\\bok$`, "m"));
+  for (const task of TAMPERING) {
+    assert.match(checked.stdout, new RegExp(`^${task}: the oracle fails: `, "m"), task);
+  }
+  const [oracleRun, nopRun] = /\(runs (\S+), (\S+)\)/.exec(checked.stdout)!.slice(1);
+  const trials = await trialsOf(home.path, `run ${oracleRun}:`);
   for (const task of HONEST) {
     const trial = trials.get(task)!;
     assert.equal(trial.verdict, "pass", `${task}: ${trial.reason}`);
@@ -68,11 +73,16 @@ Deno.test("Harbor tasks: the oracle passes the honest ones with reward 1, every 
   assert.equal(trials.get("tamper-fake-runner")!.reward, 0);
   assert.equal(trials.get("tamper-plant-tests")!.reward, 0);
   assert.equal(trials.get("tamper-shadow-module")!.reward, 0);
+  // The planted reward leaves the real verifier with none to write: an evaluator error.
   assert.equal(trials.get("tamper-plant-reward")!.bucket, "evaluator_error");
   assert.match(trials.get("tamper-plant-reward")!.reason, /no reward/);
+  for (const [task, trial] of await trialsOf(home.path, `run ${nopRun}:`)) {
+    assert.equal(trial.verdict, "fail", `nop on ${task}`);
+    if (HONEST.includes(task)) assert.equal(trial.reward, 0, `nop on ${task}`);
+  }
 
-  // Each environment image's build log is kept with the run (a cached image has none to keep).
-  const runDir = join(home.path, "runs", runIdOf(evaluated.stdout));
+  // Each environment image's build log is kept with the run that built it.
+  const runDir = join(home.path, "runs", oracleRun);
   const logs = await Array.fromAsync(Deno.readDir(join(runDir, "builds"))).catch(() => []);
   for (const entry of logs) {
     assert.match(await Deno.readTextFile(join(runDir, "builds", entry.name)), /Step 1\/|FROM/);
@@ -87,10 +97,9 @@ Deno.test("Harbor tasks: the oracle passes the honest ones with reward 1, every 
   assert.doesNotMatch(shown.stdout, /docker-init|\/verdict\/|solution/);
   assert.equal(trials.get("system-tool")!.changed_paths, 3);
 
-  const stats = await runVerdict(["stats", runIdOf(evaluated.stdout), "--home", home.path]);
+  const stats = await runVerdict(["stats", oracleRun, "--home", home.path]);
   assert.match(stats.stdout, /reward: mean 0\.625 over 8/);
-
-  const verified = await runVerdict(["verify", runIdOf(evaluated.stdout), "--home", home.path]);
+  const verified = await runVerdict(["verify", oracleRun, "--home", home.path]);
   assert.equal(verified.code, 0, verified.stdout + verified.stderr);
 });
 
@@ -122,24 +131,6 @@ Deno.test("Harbor tasks: each tampering fixture's cheat earns reward 1 when the 
       "cat /logs/verifier/reward.txt",
     ]);
     assert.equal(new TextDecoder().decode(result.stdout).trim(), "1", `${task}: ${result.stderr}`);
-  }
-});
-
-Deno.test("Harbor tasks: nop fails every honest task, with reward 0", async () => {
-  await requireDocker();
-  await using home = await scratchDir("harbor-nop");
-  const evaluated = await runVerdict([
-    "eval",
-    ...HONEST.map((task) => join(FIXTURES, task)),
-    "--agent",
-    "nop",
-    "--home",
-    home.path,
-  ]);
-  assert.equal(evaluated.code, 0, evaluated.stdout + evaluated.stderr);
-  for (const [task, trial] of await trialsOf(home.path, evaluated.stdout)) {
-    assert.equal(trial.verdict, "fail", task);
-    assert.equal(trial.reward, 0, task);
   }
 });
 
@@ -228,25 +219,65 @@ Deno.test("Harbor tasks: the loop agent works in the image's WORKDIR as root, an
   assert.match(replayed.stdout, /identical \(2 identical, 0 diverged/);
 });
 
-Deno.test("tasks check on Harbor tasks: the oracle's reward must be 1 and nop's must not", async () => {
+Deno.test("a bundled task exported as a Harbor task gets the same verdicts when loaded back: oracle passes, nop fails", async () => {
   await requireDocker();
-  await using home = await scratchDir("harbor-check");
-  const honest = await runVerdict([
+  await using scratch = await scratchDir("harbor-roundtrip");
+  const out = join(scratch.path, "exported");
+  const exported = await runVerdict([
     "tasks",
-    "check",
+    "export",
+    "--format",
+    "harbor",
+    "--out",
+    out,
+    "tasks/fix-slugify",
+  ]);
+  assert.equal(exported.code, 0, exported.stdout + exported.stderr);
+  const task = join(out, "fix-slugify");
+  assert((await Deno.stat(join(task, "task.toml"))).isFile);
+  const home = join(scratch.path, "home");
+  for (const [agent, verdict] of [["oracle", "pass"], ["nop", "fail"]]) {
+    const native = await runVerdict([
+      "eval",
+      "tasks/fix-slugify",
+      "--agent",
+      agent,
+      "--home",
+      home,
+    ]);
+    const harbor = await runVerdict(["eval", task, "--agent", agent, "--home", home]);
+    assert.equal(harbor.code, 0, harbor.stdout + harbor.stderr);
+    const [mine, theirs] = [
+      (await trialsOf(home, native.stdout)).get("fix-slugify")!,
+      (await trialsOf(home, harbor.stdout)).get("fix-slugify")!,
+    ];
+    assert.equal(mine.verdict, verdict, `${agent} on the Verdict task: ${mine.reason}`);
+    assert.equal(theirs.verdict, verdict, `${agent} on the exported task: ${theirs.reason}`);
+    assert.equal(theirs.reward, verdict === "pass" ? 1 : 0);
+  }
+});
+
+Deno.test("a Harbor trial whose process and container died resumes from its whole-container checkpoint", async () => {
+  const docker = await requireDocker();
+  await using home = await scratchDir("harbor-resume");
+  const crashed = await runVerdict([
+    "eval",
     join(FIXTURES, "system-tool"),
-    join(FIXTURES, "prebuilt-image"),
+    "--model",
+    "scripted:crash=mid-tool@3",
     "--home",
     home.path,
   ]);
-  assert.equal(honest.code, 0, honest.stdout + honest.stderr);
-  const cheat = await runVerdict([
-    "tasks",
-    "check",
-    join(FIXTURES, "tamper-fake-runner"),
-    "--home",
-    home.path,
-  ]);
-  assert.equal(cheat.code, 1, cheat.stdout + cheat.stderr);
-  assert.match(cheat.stdout + cheat.stderr, /tamper-fake-runner/);
+  assert.match(crashed.stderr, /crash knob/);
+  const run = runIdOf(crashed.stdout);
+  const left =
+    (await docker.text(["ps", "--all", "--quiet", "--filter", `label=verdict.run=${run}`]))
+      .split("\n").filter((id) => id !== "");
+  assert(left.length > 0, "the crashed trial's containers are left for resume");
+  await docker.run(["rm", "--force", ...left]);
+  const resumed = await runVerdict(["resume", run, "--home", home.path]);
+  assert.equal(resumed.code, 0, resumed.stdout + resumed.stderr);
+  const trial = (await trialsOf(home.path, `run ${run}:`)).get("system-tool")!;
+  assert.equal(trial.verdict, "pass", trial.reason);
+  assert.equal(trial.changed_paths, 3);
 });

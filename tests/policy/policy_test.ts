@@ -408,8 +408,10 @@ async function* walkSolveScripts(
     if (!entry.isDirectory) continue;
     const dir = join(folder, entry.name);
     const script = join(dir, "solution", "solve.sh");
-    if (await Deno.stat(script).then(() => true, () => false)) {
-      const text = await Deno.readTextFile(join(dir, "task.yaml"));
+    const manifest = join(dir, "task.yaml"); // Harbor tasks (task.toml) have no policy of theirs
+    const exists = (path: string) => Deno.stat(path).then(() => true, () => false);
+    if (await exists(script) && await exists(manifest)) {
+      const text = await Deno.readTextFile(manifest);
       const policy = /^policy:\s*(\S+)/m.exec(text)?.[1] ?? "default";
       yield { policyPath: policy === "default" ? "default" : join(dir, policy), script };
     } else yield* walkSolveScripts(dir);
