@@ -1,4 +1,5 @@
-// A task folder holds one manifest: `task.yaml` (a Verdict task) or `task.toml` (a Harbor task).
+// A task folder holds one manifest: `task.yaml` (a Verdict task) or `task.toml` (a Harbor task);
+// and what is at a path in it.
 import { join } from "node:path";
 import { InputError } from "../core/errors.ts";
 
@@ -21,11 +22,16 @@ export async function refuseBothManifests(dir: string): Promise<void> {
 
 /** Whether `path` is a file (following symlinks). */
 export async function isFile(path: string): Promise<boolean> {
+  return (await statOrNull(path))?.isFile ?? false;
+}
+
+/** `path`'s information (following symlinks), or null when nothing is there. */
+export async function statOrNull(path: string): Promise<Deno.FileInfo | null> {
   try {
-    return (await Deno.stat(path)).isFile;
+    return await Deno.stat(path);
   } catch (error) {
     if (error instanceof Deno.errors.NotFound || error instanceof Deno.errors.NotADirectory) {
-      return false;
+      return null;
     }
     throw error;
   }

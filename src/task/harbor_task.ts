@@ -20,7 +20,7 @@ import { type Manifest, MANIFEST_SCHEMA } from "./manifest.ts";
 import type { HarborSettings, Task } from "./task.ts";
 import { HARBOR_CONFIG_SCHEMA } from "./_harbor_config.ts";
 import { leadOut } from "./_lead_out.ts";
-import { isFile, refuseBothManifests } from "./_manifest_files.ts";
+import { isFile, refuseBothManifests, statOrNull } from "./_manifest_files.ts";
 
 /** What `task.toml` alone settles: a task's Harbor settings but those its files decide. */
 export type HarborConfigSettings = Omit<HarborSettings, "solveScript">;
@@ -286,15 +286,4 @@ function plainData(value: unknown): unknown {
 
 async function isFolder(path: string): Promise<boolean> {
   return (await statOrNull(path))?.isDirectory ?? false;
-}
-
-async function statOrNull(path: string): Promise<Deno.FileInfo | null> {
-  try {
-    return await Deno.stat(path);
-  } catch (error) {
-    if (error instanceof Deno.errors.NotFound || error instanceof Deno.errors.NotADirectory) {
-      return null;
-    }
-    throw error;
-  }
 }

@@ -21,7 +21,7 @@ import {
 } from "./manifest.ts";
 import type { Task } from "./task.ts";
 import { leadOut } from "./_lead_out.ts";
-import { isFile, refuseBothManifests } from "./_manifest_files.ts";
+import { isFile, refuseBothManifests, statOrNull } from "./_manifest_files.ts";
 import { parseYamlInput } from "../core/yaml_input.ts";
 
 /**
@@ -209,17 +209,6 @@ async function fileProblems(dir: string, manifest: Manifest): Promise<InputProbl
     await need(doc, "file", `docs[${index}]`, "add the page under the task folder, or remove it");
   }
   return problems;
-}
-
-async function statOrNull(path: string): Promise<Deno.FileInfo | null> {
-  try {
-    return await Deno.stat(path);
-  } catch (error) {
-    if (error instanceof Deno.errors.NotFound || error instanceof Deno.errors.NotADirectory) {
-      return null;
-    }
-    throw error;
-  }
 }
 
 async function readTextOrNull(path: string): Promise<string | null> {

@@ -157,6 +157,7 @@ Deno.test("Claude Code runs the kit's binary headless, as the agent user, with i
     HOME: CLAUDE_CODE_HOME,
     CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
     CLAUDE_CODE_MAX_RETRIES: "2",
+    IS_SANDBOX: "1",
   });
   assert(!script.includes("--model"), "the scripted model answers Claude Code's own default");
 });
