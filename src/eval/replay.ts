@@ -69,7 +69,8 @@ export interface ReplayDeps {
 }
 
 /**
- * Replays sessions of one run, in order; each task is loaded, staged and set up once.
+ * Replays sessions of one run, as many at once as the run ran trials at once, reported in order;
+ * each task is loaded, staged and set up once.
  *
  * @example
  * ```ts
@@ -91,10 +92,27 @@ export async function replayRun(
     if (task === undefined) prepared.set(dir, task = prepareTask(dir, config, deps));
     return task;
   };
-  const reports: SessionReplay[] = [];
-  for (const session of sessions) {
-    reports.push(await replaySession(run, config, session, deps, prepare));
-  }
+  // As many sessions at once as the run ran trials at once (an installed agent's replay is a trial
+  // of its own), reported in the sessions' order.
+  // A failure stops the sessions not yet begun; those under way finish before it is thrown.
+  const reports: SessionReplay[] = new Array(sessions.length);
+  let next = 0;
+  let failed = false;
+  const worker = async () => {
+    while (!failed && next < sessions.length) {
+      const index = next++;
+      try {
+        reports[index] = await replaySession(run, config, sessions[index], deps, prepare);
+      } catch (error) {
+        failed = true;
+        throw error;
+      }
+    }
+  };
+  const workers = Math.max(1, Math.min(config.concurrency, sessions.length));
+  const settled = await Promise.allSettled(Array.from({ length: workers }, worker));
+  const failure = settled.find((result) => result.status === "rejected");
+  if (failure) throw failure.reason;
   return reports;
 }
 

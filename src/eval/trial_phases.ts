@@ -13,12 +13,8 @@ import type { AgentOutcome } from "../agent/agent.ts";
 import { installedAgent } from "../agent/cmd_agent.ts";
 import { type Grade, grade } from "../grading/grade.ts";
 import { gradeHarbor } from "../grading/harbor_grade.ts";
-import { InfrastructureError } from "../core/errors.ts";
-import { DEFAULT_LIMITS } from "../sandbox/container.ts";
 import { sealContainer } from "../sandbox/container_seal.ts";
-import type { HarborSettings } from "../task/task.ts";
-import { packOwnedTar, type TarEntry } from "../sandbox/tar.ts";
-import { shellQuote } from "../core/shell_quote.ts";
+import { applyContainerSeal, harborContainer } from "./_harbor_container.ts";
 import { AGENT_USER, type ContainerSpec, type SandboxContainer } from "../sandbox/sandbox.ts";
 import {
   diffSnapshots,
@@ -115,23 +111,6 @@ export function trialContainerSpec(plan: TrialPlan, owner: string, role: string)
     },
     user: AGENT_USER,
     ...(harbor ? harborContainer(harbor) : {}),
-  };
-}
-
-/**
- * A Harbor task's containers run as root with the engine's default capabilities, as the tasks
- * were written for (Harbor runs them so), within the task's CPU and memory.
- */
-function harborContainer(harbor: HarborSettings): Partial<ContainerSpec> {
-  const { cpus, memoryMb } = harbor.environment;
-  return {
-    user: "0:0",
-    capabilities: "engine-default",
-    limits: {
-      ...DEFAULT_LIMITS,
-      ...(cpus ? { cpus } : {}),
-      ...(memoryMb ? { memoryMb } : {}),
-    },
   };
 }
 
@@ -429,30 +408,6 @@ function admit(scope: TrialScope) {
   const { manifest, harbor } = scope.plan.staged.task;
   // A whole-container seal's paths are relative to `/`, a workspace's to the workdir's parent.
   return sealGuard(harbor ? "/" : manifest.workdir, manifest.limits);
-}
-
-/**
- * A Harbor task's checkpoint (a whole-container seal) applied to a new container of its image: the
- * deleted paths deleted, the rest copied in, root's.
- */
-async function applyContainerSeal(
-  container: SandboxContainer,
-  contents: TarEntry[],
-  snapshot: Snapshot,
-): Promise<void> {
-  const removed = snapshot.entries.filter((entry) => entry.type === "removed");
-  if (removed.length > 0) {
-    const deleted = await container.exec(
-      `rm -rf -- ${removed.map((entry) => shellQuote(`/${entry.path}`)).join(" ")}`,
-      { user: "0:0", timeoutMs: 60_000 },
-    );
-    if (deleted.exitCode !== 0) {
-      throw new InfrastructureError(`could not restore a checkpoint: ${deleted.stderr.trim()}`);
-    }
-  }
-  if (contents.length > 0) {
-    await container.copyIn(packOwnedTar([{ entries: contents, options: { uid: 0, gid: 0 } }]), "/");
-  }
 }
 
 /** A new agent container with the workspace of a snapshot. */
