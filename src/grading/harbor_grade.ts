@@ -61,9 +61,10 @@ export interface HarborGradeInput {
 }
 
 const OUTPUT_TAIL = 4000;
-// Staging the sealed changes (deletions, the image's own commands, the changes unpacked): quick,
-// but never unbounded.
-const STAGE_TIMEOUT_MS = 120_000;
+// Time for staging the sealed changes (deletions, the image's own commands, the changes unpacked),
+// on top of the verifier's own, as for a Verdict task's grader (about 6 s for 51 MB measured there).
+const STAGING_BASE_MS = 10_000;
+const STAGING_BYTES_PER_MS = 10_000;
 
 /**
  * What a Harbor grader's image adds to the task's image: the task's `tests/` at `/tests` (owned
@@ -113,15 +114,13 @@ export async function gradeHarbor(input: HarborGradeInput): Promise<Grade> {
       ).map((entry) => posix.basename(entry.path)),
     ),
   ];
+  const stdin = packOwnedTar([{
+    entries: snapshotContents(input.blobs, { ...input.final, entries: staged(entries) }),
+    options: { uid: 0, gid: 0 },
+  }]);
   const staging = {
-    timeoutMs: STAGE_TIMEOUT_MS,
-    stdin: packOwnedTar([{
-      entries: snapshotContents(input.blobs, {
-        ...input.final,
-        entries: staged(entries),
-      }),
-      options: { uid: 0, gid: 0 },
-    }]),
+    timeoutMs: STAGING_BASE_MS + stdin.length / STAGING_BYTES_PER_MS,
+    stdin,
     env: { DELETED: removed.map((path) => `/${path}`).join("\n"), SHADOWING: shadowing.join("\n") },
     signal,
   };
