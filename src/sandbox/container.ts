@@ -7,6 +7,7 @@
  *
  * @module
  */
+import { killQuietly } from "./_kill_quietly.ts";
 import { InfrastructureError } from "../core/errors.ts";
 import { BoundedBuffer } from "./_bounded_buffer.ts";
 import { within } from "./_within.ts";
@@ -396,13 +397,7 @@ export class Container implements SandboxContainer {
     }
     // The client normally exits with the killed command; make sure it does.
     const exited = await within(child.status.then(() => true), 5_000, false);
-    if (!exited) {
-      try {
-        child.kill("SIGKILL");
-      } catch {
-        // Already gone.
-      }
-    }
+    if (!exited) killQuietly(child);
   }
 }
 
@@ -501,14 +496,6 @@ async function pump(stream: ReadableStream<Uint8Array>, buffer: BoundedBuffer): 
 // What the seal itself refused (a limit, a name) stands whatever the copy's exit status.
 function admitted(error: unknown): boolean {
   return error instanceof UnsealableWorkspaceError;
-}
-
-function killQuietly(child: Deno.ChildProcess): void {
-  try {
-    child.kill("SIGKILL");
-  } catch {
-    // Already gone.
-  }
 }
 
 /**

@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { killQuietly } from "./_kill_quietly.ts";
 import { InfrastructureError } from "../core/errors.ts";
 import { writeAndClose } from "./_write_and_close.ts";
 
@@ -86,11 +87,7 @@ export class Docker {
     let timedOut = false;
     const deadline = setTimeout(() => {
       timedOut = true;
-      try {
-        child.kill("SIGKILL");
-      } catch {
-        // It exited just now.
-      }
+      killQuietly(child);
     }, timeoutMs);
     try {
       if (options.stdin !== undefined) await writeAndClose(child, options.stdin);

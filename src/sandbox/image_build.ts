@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { killQuietly } from "./_kill_quietly.ts";
 import { InfrastructureError } from "../core/errors.ts";
 import { BoundedBuffer } from "./_bounded_buffer.ts";
 import { type Docker, firstLine } from "./docker.ts";
@@ -75,11 +76,7 @@ export async function buildImage(docker: Docker, build: ImageBuild): Promise<Ima
   let timedOut = false;
   const deadline = setTimeout(() => {
     timedOut = true;
-    try {
-      child.kill("SIGKILL");
-    } catch {
-      // It exited just now.
-    }
+    killQuietly(child);
   }, build.timeoutMs);
   try {
     const [status] = await Promise.all([

@@ -45,6 +45,14 @@ async function removeImage(docker: Docker, task: Task): Promise<void> {
   }
 }
 
+/** What readying the task's image threw, or undefined when it did not. */
+function readyError(docker: Docker, task: Task): Promise<unknown> {
+  return readyHarborImages([task], new DockerSandbox(docker)).then(
+    () => undefined,
+    (error: unknown) => error,
+  );
+}
+
 function inputProblem(error: unknown): string {
   assert.ok(error instanceof InputError, `an InputError, not ${error}`);
   return error.message;
@@ -116,10 +124,7 @@ Deno.test("a missing base image is named with its Dockerfile line before any bui
   });
   const task = await loadHarborTask(dir);
   try {
-    const error = await readyHarborImages([task], new DockerSandbox(docker)).then(
-      () => undefined,
-      (error: unknown) => error,
-    );
+    const error = await readyError(docker, task);
     const message = inputProblem(error);
     assert.ok(message.includes(join(dir, "environment", "Dockerfile")), message);
     assert.ok(message.includes("FROM (line 2)"), message);
@@ -138,10 +143,7 @@ Deno.test("a failing build is an input error holding the build's last lines", as
   });
   const task = await loadHarborTask(dir);
   try {
-    const error = await readyHarborImages([task], new DockerSandbox(docker)).then(
-      () => undefined,
-      (error: unknown) => error,
-    );
+    const error = await readyError(docker, task);
     const message = inputProblem(error);
     assert.ok(message.includes(join(dir, "environment", "Dockerfile")), message);
     assert.match(message, /docker build failed: /);
@@ -163,10 +165,7 @@ Deno.test("a build past build_timeout_sec is stopped and named", async () => {
   const task = await loadHarborTask(dir);
   try {
     const started = performance.now();
-    const error = await readyHarborImages([task], new DockerSandbox(docker)).then(
-      () => undefined,
-      (error: unknown) => error,
-    );
+    const error = await readyError(docker, task);
     const message = inputProblem(error);
     assert.ok(performance.now() - started < 20_000, "the build was stopped well before 30 s");
     assert.match(message, /environment\.build_timeout_sec \(1 s\)/);
@@ -185,10 +184,7 @@ Deno.test("a docker_image the engine lacks is an infrastructure error: Verdict n
   });
   const task = await loadHarborTask(dir);
   assert.equal(task.manifest.image, "verdict/no-such-image:1");
-  const error = await readyHarborImages([task], new DockerSandbox(docker)).then(
-    () => undefined,
-    (error: unknown) => error,
-  );
+  const error = await readyError(docker, task);
   assert.ok(error instanceof InfrastructureError, `an InfrastructureError, not ${error}`);
   assert.match(error.message, /verdict\/no-such-image:1/);
   assert.match(error.message, /never pulls/);
