@@ -1,9 +1,11 @@
 /**
- * The whole-container seal, for tasks that change the system rather than a folder (Harbor's): once
- * every process in the container is killed, the paths its filesystem changed against its image
- * (`docker diff`, answered by the engine, never by a tool in the container) are copied out by the
- * engine and sealed, deletions included, paths relative to `/`. What Verdict itself put there (its
- * mounts under `/verdict`) and `/tmp` (a tmpfs, gone with the container) are not part of it.
+ * The whole-container seal, for tasks that change the system rather than a folder (Harbor's): the
+ * paths the container's filesystem changed against its image (`docker diff`, answered by the
+ * engine, never by a tool in the container) are sealed, deletions included, paths relative to `/`,
+ * once every process the agent left is killed. Their contents come from one archive made by the
+ * container's own `tar`, held to the engine's list, or, when that fails, from the engine itself.
+ * What Verdict put there (its mounts under `/verdict`, the engine's init) and `/tmp` (a tmpfs, gone
+ * with the container) are not part of it.
  *
  * @module
  */

@@ -81,13 +81,6 @@ Deno.test("Harbor tasks: tasks check passes the honest ones (oracle reward 1, no
     if (HONEST.includes(task)) assert.equal(trial.reward, 0, `nop on ${task}`);
   }
 
-  // Each environment image's build log is kept with the run that built it.
-  const runDir = join(home.path, "runs", oracleRun);
-  const logs = await Array.fromAsync(Deno.readDir(join(runDir, "builds"))).catch(() => []);
-  for (const entry of logs) {
-    assert.match(await Deno.readTextFile(join(runDir, "builds", entry.name)), /Step 1\/|FROM/);
-  }
-
   // The system task's whole-container seal, as `show` prints it: a tool, a setting, a deletion.
   const shown = await runVerdict(["show", trials.get("system-tool")!.session, "--home", home.path]);
   assert.equal(shown.code, 0, shown.stderr);
@@ -143,34 +136,53 @@ Deno.test("Harbor tasks: a fractional reward fails below the pass mark and passe
     join(task, "solution", "solve.sh"),
     '#!/bin/bash\nfor name in a b c; do echo "$name" > "$name"; done\n',
   );
+  // A build context of this test's own (the image is named by its content), so it is built here.
+  const dockerfile = join(task, "environment", "Dockerfile");
+  await Deno.writeTextFile(
+    dockerfile,
+    `${await Deno.readTextFile(dockerfile)}# ${scratch.path}\n`,
+  );
   const home = join(scratch.path, "home");
   const strict = await runVerdict(["eval", task, "--agent", "oracle", "--home", home]);
   assert.equal(strict.code, 0, strict.stdout + strict.stderr);
-  const failed = (await trialsOf(home, strict.stdout)).get("fractional-reward")!;
-  assert.equal(failed.reward, 0.75);
-  assert.equal(failed.verdict, "fail");
-  assert.match(failed.reason, /reward 0\.75, below the pass mark 1/);
+  const image = /verdict-harbor\/fractional-reward:\S+/.exec(
+    (await runVerdict(["tasks", "list", task])).stdout,
+  )![0];
+  const docker = await requireDocker();
+  try {
+    // Its build log is kept with the run that built it.
+    const log = await Deno.readTextFile(
+      join(home, "runs", runIdOf(strict.stdout), "builds", "fractional-reward.log"),
+    );
+    assert.match(log, /FROM verdict\/python:3\.11/);
+    const failed = (await trialsOf(home, strict.stdout)).get("fractional-reward")!;
+    assert.equal(failed.reward, 0.75);
+    assert.equal(failed.verdict, "fail");
+    assert.match(failed.reason, /reward 0\.75, below the pass mark 1/);
 
-  const lenient = await runVerdict([
-    "eval",
-    task,
-    "--agent",
-    "oracle",
-    "--pass-reward",
-    "0.7",
-    "--home",
-    home,
-  ]);
-  assert.equal(lenient.code, 0, lenient.stdout + lenient.stderr);
-  // Another pass mark is another experiment: a run of its own.
-  assert.notEqual(runIdOf(lenient.stdout), runIdOf(strict.stdout));
-  const passed = (await trialsOf(home, lenient.stdout)).get("fractional-reward")!;
-  assert.equal(passed.verdict, "pass");
-  assert.equal(passed.reward, 0.75);
+    const lenient = await runVerdict([
+      "eval",
+      task,
+      "--agent",
+      "oracle",
+      "--pass-reward",
+      "0.7",
+      "--home",
+      home,
+    ]);
+    assert.equal(lenient.code, 0, lenient.stdout + lenient.stderr);
+    // Another pass mark is another experiment: a run of its own.
+    assert.notEqual(runIdOf(lenient.stdout), runIdOf(strict.stdout));
+    const passed = (await trialsOf(home, lenient.stdout)).get("fractional-reward")!;
+    assert.equal(passed.verdict, "pass");
+    assert.equal(passed.reward, 0.75);
 
-  const bad = await runVerdict(["eval", task, "--pass-reward", "2", "--home", home]);
-  assert.equal(bad.code, 2);
-  assert.match(bad.stderr, /--pass-reward 2 must be a fraction/);
+    const bad = await runVerdict(["eval", task, "--pass-reward", "2", "--home", home]);
+    assert.equal(bad.code, 2);
+    assert.match(bad.stderr, /--pass-reward 2 must be a fraction/);
+  } finally {
+    await docker.run(["image", "rm", image]); // this test's own build
+  }
 });
 
 Deno.test("Harbor tasks: a missing base image and a compose file are refused by name before any run (exit 2)", async () => {
