@@ -178,6 +178,7 @@ async function replaySession(
         network: task.manifest.network,
         labels: { "verdict.replay": session.id },
         user: AGENT_USER,
+        channel: true,
       });
       await container.copyIn(staged.tar, "/");
     }

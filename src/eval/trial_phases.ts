@@ -110,6 +110,8 @@ export function trialContainerSpec(plan: TrialPlan, owner: string, role: string)
       "verdict.role": role,
     },
     user: AGENT_USER,
+    // The agent's commands decide no verdict: they may take the quicker channel.
+    ...(role === "agent" ? { channel: true } : {}),
     ...(harbor ? harborContainer(harbor) : {}),
   };
 }
@@ -290,7 +292,11 @@ export async function runAgent(
     signal: deps.signal,
   });
   const outcome = begun.ledger ? withGatewayAccount(ran, begun.ledger) : ran;
-  scope.record([event(EVENT.agentStopped, outcomePayload(outcome))]);
+  const lost = container.channelLost;
+  scope.record([event(EVENT.agentStopped, {
+    ...outcomePayload(outcome),
+    ...(lost === undefined ? {} : { exec_channel_lost: lost }),
+  })]);
   return outcome;
 }
 

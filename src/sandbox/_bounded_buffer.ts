@@ -48,6 +48,11 @@ export class BoundedBuffer {
     }
   }
 
+  /** Counts `count` bytes dropped between the head and the tail without being pushed. */
+  noteDropped(count: number): void {
+    this.#dropped += count;
+  }
+
   /** The kept bytes as text, with a marker where bytes were dropped. */
   text(): string {
     const decoder = new TextDecoder();

@@ -7,6 +7,12 @@
  *
  * @module
  */
+import {
+  type ChannelAnswer,
+  ExecChannel,
+  MAX_CHANNEL_REQUEST,
+  NO_WORKDIR,
+} from "./_exec_channel.ts";
 import { killQuietly } from "./_kill_quietly.ts";
 import { InfrastructureError } from "../core/errors.ts";
 import { BoundedBuffer } from "./_bounded_buffer.ts";
@@ -82,6 +88,8 @@ done
 kill_others
 cd / && exec tar -c -f - "$@"`;
 
+const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
 // Printed once the files are unpacked, before the command starts: its absence means unpacking
 // failed, whatever the exit code.
 const UNPACKED_MARK = "verdict: sealed workspace staged";
@@ -143,7 +151,9 @@ export async function startContainer(
       `could not start a container from ${spec.image}: ${firstLine(result.stderr)}`,
     );
   }
-  return new Container(docker, new TextDecoder().decode(result.stdout).trim(), spec);
+  const id = new TextDecoder().decode(result.stdout).trim();
+  const channel = spec.channel ? ExecChannel.open(docker, id, spec.user ?? AGENT_USER) : undefined;
+  return new Container(docker, id, spec, channel);
 }
 
 /** A running container. */
@@ -153,12 +163,23 @@ export class Container implements SandboxContainer {
   readonly id: string;
   /** How it was started. */
   readonly spec: ContainerSpec;
+  readonly #channel: ExecChannel | undefined;
 
-  /** Wraps a started container; use {@linkcode startContainer}. */
-  constructor(docker: Docker, id: string, spec: ContainerSpec) {
+  /**
+   * Wraps a started container; use {@linkcode startContainer}. With a `channel`, commands of its
+   * user go through it while it works, and through `docker exec` otherwise.
+   */
+  constructor(docker: Docker, id: string, spec: ContainerSpec, channel?: ExecChannel) {
     this.#docker = docker;
     this.id = id;
     this.spec = spec;
+    this.#channel = channel;
+  }
+
+  /** See {@linkcode SandboxContainer.channelLost}. */
+  get channelLost(): string | undefined {
+    const lost = this.#channel?.lost;
+    return lost === "closed" || lost === "killed" ? undefined : lost;
   }
 
   /**
@@ -168,6 +189,11 @@ export class Container implements SandboxContainer {
    */
   async exec(script: string, options: ExecOptions): Promise<ExecResult> {
     const user = options.user ?? this.spec.user ?? AGENT_USER;
+    const channel = this.#channel;
+    if (channel && channel.lost === undefined && !channel.busy && channel.user === user) {
+      const answered = await this.#execOnChannel(channel, script, options);
+      if (answered !== undefined) return answered;
+    }
     const args = [
       "exec",
       ...(options.stdin ? ["--interactive"] : []),
@@ -193,7 +219,11 @@ export class Container implements SandboxContainer {
     const stop = (reason: "timeout" | "abort") => {
       if (reason === "timeout") timedOut = true;
       else aborted = true;
-      stopping ??= this.#killSession(session, user, child);
+      stopping ??= this.#killSession(session, user, async () => {
+        // The client normally exits with the killed command; make sure it does.
+        const exited = await within(child.status.then(() => true), 5_000, false);
+        if (!exited) killQuietly(child);
+      });
     };
     const timer = setTimeout(() => stop("timeout"), options.timeoutMs);
     const onAbort = () => stop("abort");
@@ -226,6 +256,81 @@ export class Container implements SandboxContainer {
       clearTimeout(timer);
       options.signal?.removeEventListener("abort", onAbort);
     }
+  }
+
+  /**
+   * Runs the command on the channel with `exec`'s semantics; undefined when the channel cannot
+   * take it (it never ran), for `docker exec` to run it instead.
+   */
+  async #execOnChannel(
+    channel: ExecChannel,
+    script: string,
+    options: ExecOptions,
+  ): Promise<ExecResult | undefined> {
+    const env = options.env ?? {};
+    const workdir = options.workdir ?? this.spec.workdir;
+    const texts = [script, workdir, ...Object.entries(env).flat()];
+    if (
+      Object.keys(env).some((key) => !ENV_NAME.test(key)) ||
+      texts.some((text) => text.includes("\0")) ||
+      texts.reduce((size, text) => size + text.length, 0) + (options.stdin?.length ?? 0) >
+        MAX_CHANNEL_REQUEST * 3 / 4
+    ) return undefined;
+    let resolveSession!: (sid: string | undefined) => void;
+    const session = new Promise<string | undefined>((resolve) => (resolveSession = resolve));
+    let timedOut = false;
+    let aborted = false;
+    let stopping: Promise<void> | undefined;
+    let answered = false;
+    const running = channel.run({
+      script,
+      workdir,
+      env,
+      stdin: options.stdin,
+      keep: options.maxOutputBytes ?? 4 * 1024 * 1024,
+      onSession: resolveSession,
+    }).finally(() => {
+      answered = true;
+      resolveSession(undefined);
+    });
+    const stop = (reason: "timeout" | "abort") => {
+      if (answered) return;
+      if (reason === "timeout") timedOut = true;
+      else aborted = true;
+      stopping ??= this.#killSession(session, channel.user, async () => {
+        // The channel answers once the command is killed; one that does not is done for.
+        if (!await within(running.then(() => true), 5_000, false)) await channel.kill();
+      });
+    };
+    const timer = setTimeout(() => stop("timeout"), options.timeoutMs);
+    const onAbort = () => stop("abort");
+    options.signal?.addEventListener("abort", onAbort, { once: true });
+    if (options.signal?.aborted) onAbort();
+    let answer: ChannelAnswer;
+    try {
+      answer = await running;
+      await stopping;
+    } finally {
+      clearTimeout(timer);
+      options.signal?.removeEventListener("abort", onAbort);
+    }
+    if (answer.kind === "refused") return undefined;
+    if (answer.kind === "lost") {
+      return {
+        exitCode: 137,
+        stdout: "",
+        stderr: `verdict: the exec channel died while the command ran (${answer.reason})\n`,
+        timedOut,
+        aborted,
+      };
+    }
+    const stderr = answer.stderr.text();
+    if (answer.exitCode === 126 && stderr === `${NO_WORKDIR}\n`) {
+      throw new InfrastructureError(
+        `could not run a command in container ${this.id.slice(0, 12)}: no such workdir ${workdir}`,
+      );
+    }
+    return { exitCode: answer.exitCode, stdout: answer.stdout.text(), stderr, timedOut, aborted };
   }
 
   /**
@@ -362,6 +467,7 @@ export class Container implements SandboxContainer {
    */
   async stop(): Promise<void> {
     const killed = await this.#docker.run(["kill", this.id]);
+    await this.#channel?.kill();
     if (killed.code !== 0 && !/is not running/i.test(killed.stderr)) {
       throw new InfrastructureError(
         `could not stop container ${this.id.slice(0, 12)}: ${firstLine(killed.stderr)}`,
@@ -371,7 +477,9 @@ export class Container implements SandboxContainer {
 
   /** Removes the container with everything still running in it. Already gone is fine. */
   async remove(): Promise<void> {
+    const closing = this.#channel?.kill();
     const result = await this.#docker.run(["rm", "--force", "--volumes", this.id]);
+    await closing;
     if (result.code !== 0 && !/No such container/i.test(result.stderr)) {
       throw new InfrastructureError(
         `could not remove container ${this.id.slice(0, 12)}: ${firstLine(result.stderr)}`,
@@ -379,7 +487,11 @@ export class Container implements SandboxContainer {
     }
   }
 
-  async #killSession(session: Promise<string | undefined>, user: string, child: Deno.ChildProcess) {
+  async #killSession(
+    session: Promise<string | undefined>,
+    user: string,
+    ensureEnded: () => Promise<void>,
+  ) {
     const pid = await within(session, 10_000, undefined);
     if (pid !== undefined) {
       await this.#docker.run([
@@ -395,9 +507,7 @@ export class Container implements SandboxContainer {
         timeoutMs: 30_000,
       }).catch(() => undefined);
     }
-    // The client normally exits with the killed command; make sure it does.
-    const exited = await within(child.status.then(() => true), 5_000, false);
-    if (!exited) killQuietly(child);
+    await ensureEnded();
   }
 }
 

@@ -333,6 +333,7 @@ class MemoryContainerHandle implements SandboxContainer {
   readonly #engine: Engine;
   readonly id: string;
   readonly spec: ContainerSpec;
+  readonly channelLost: string | undefined = undefined;
 
   constructor(engine: Engine, id: string, spec: ContainerSpec) {
     this.#engine = engine;

@@ -68,6 +68,13 @@ export interface ContainerSpec {
    * tasks written for it (Harbor's run as root with it: `chown`, `apt`, `pip` as root).
    */
   capabilities?: "none" | "engine-default";
+  /**
+   * Whether commands of the container's main user go through a persistent exec channel (one
+   * long-lived shell started with the container) rather than a `docker exec` each. Only for a
+   * container whose commands' exit codes decide no verdict: code running in the container can
+   * write into the channel.
+   */
+  channel?: boolean;
 }
 
 /** One path the container's filesystem changed, against its image (`docker diff`). */
@@ -195,6 +202,11 @@ export interface SandboxContainer {
   readonly id: string;
   /** How it was started. */
   readonly spec: ContainerSpec;
+  /**
+   * Why its exec channel stopped working, when it did while the container ran (its commands go
+   * through `docker exec` since); undefined while it works, or when it has none.
+   */
+  readonly channelLost: string | undefined;
   /**
    * Runs a shell command (`sh -c`). At the deadline, or when the signal aborts, every process of
    * the command's session is killed, including ones it left in the background.

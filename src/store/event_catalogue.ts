@@ -227,6 +227,7 @@ const SCHEMAS = {
     detail: z.string().nullable(),
     counters,
     tokens,
+    exec_channel_lost: z.string().optional(),
   }),
   /** The end state was sealed: its snapshot root and how it differs from the staged one. */
   "end_state.sealed": z.object({ root: hash, changes: z.array(snapshotChange) }),

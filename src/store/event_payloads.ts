@@ -347,6 +347,11 @@ export interface AgentStoppedPayload {
   counters: RecordedCounters;
   /** Tokens used. */
   tokens: TokenCounts;
+  /**
+   * Why the agent container's exec channel stopped working while the agent ran (its commands went
+   * through `docker exec` from then on); absent when it did not.
+   */
+  exec_channel_lost?: string;
 }
 
 /** One path that differs between the staged and the sealed workspace. */

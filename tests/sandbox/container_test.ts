@@ -11,6 +11,7 @@ async function withContainer(
   image: string,
   work: (container: Container) => Promise<void>,
   user: string | undefined = AGENT_USER,
+  channel = false,
 ): Promise<void> {
   const docker = await requireDocker();
   const container = await startContainer(docker, {
@@ -19,6 +20,7 @@ async function withContainer(
     network: "none",
     labels: LABEL,
     user,
+    channel,
   });
   try {
     await work(container);
@@ -47,32 +49,40 @@ Deno.test("containers are hardened: unprivileged, no capabilities, no network, l
   });
 });
 
-Deno.test("a command that outlives its timeout is killed with everything it started", async () => {
-  for (const image of ["verdict/busybox", "verdict/python:3.11"]) {
-    await withContainer(image, async (container) => {
-      const result = await container.exec(
-        "(sleep 31; echo bg > background.txt) & sleep 31; echo late > late.txt",
-        { timeoutMs: 1000 },
+for (const channel of [false, true]) {
+  const via = channel ? "exec channel" : "docker exec";
+  Deno.test(`${via}: a command that outlives its timeout is killed with everything it started`, async () => {
+    for (const image of ["verdict/busybox", "verdict/python:3.11"]) {
+      await withContainer(
+        image,
+        async (container) => {
+          const result = await container.exec(
+            "(sleep 31; echo bg > background.txt) & sleep 31; echo late > late.txt",
+            { timeoutMs: 1000 },
+          );
+          assert.equal(result.timedOut, true);
+          // Due two seconds in, well before the check: this one fails the check if the kill misses it.
+          const soon = await container.exec(
+            "(sleep 2; echo bg > soon-background.txt) & sleep 2; echo late > soon-late.txt",
+            { timeoutMs: 1000 },
+          );
+          assert.equal(soon.timedOut, true);
+          await new Promise((resolve) => setTimeout(resolve, 4000));
+          const files = await container.exec("ls -A", { timeoutMs: 10_000 });
+          assert.equal(files.stdout, "", `${image}: files written after the deadline`);
+          const processes = await container.exec(
+            // Each process's argv on a line; the marker is computed so this script does not match.
+            'for f in /proc/[0-9]*/cmdline; do tr "\\0" " " < "$f"; echo; done | grep -x "sleep $((30 + 1)) " || true',
+            { timeoutMs: 10_000 },
+          );
+          assert.equal(processes.stdout.trim(), "", `${image}: a process survived`);
+        },
+        AGENT_USER,
+        channel,
       );
-      assert.equal(result.timedOut, true);
-      // Due two seconds in, well before the check: this one fails the check if the kill misses it.
-      const soon = await container.exec(
-        "(sleep 2; echo bg > soon-background.txt) & sleep 2; echo late > soon-late.txt",
-        { timeoutMs: 1000 },
-      );
-      assert.equal(soon.timedOut, true);
-      await new Promise((resolve) => setTimeout(resolve, 4000));
-      const files = await container.exec("ls -A", { timeoutMs: 10_000 });
-      assert.equal(files.stdout, "", `${image}: files written after the deadline`);
-      const processes = await container.exec(
-        // Each process's argv on a line; the marker is computed so this script does not match.
-        'for f in /proc/[0-9]*/cmdline; do tr "\\0" " " < "$f"; echo; done | grep -x "sleep $((30 + 1)) " || true',
-        { timeoutMs: 10_000 },
-      );
-      assert.equal(processes.stdout.trim(), "", `${image}: a process survived`);
-    });
-  }
-});
+    }
+  });
+}
 
 Deno.test("stop ends what a command left running in the background, so nothing edits the workspace after it", async () => {
   await withContainer("verdict/busybox", async (container) => {
@@ -88,35 +98,51 @@ Deno.test("stop ends what a command left running in the background, so nothing e
   });
 });
 
-Deno.test("output, exit codes and stdin pass through; huge output keeps its head and tail", async () => {
-  await withContainer("verdict/busybox", async (container) => {
-    const echo = await container.exec("cat; echo oops >&2; exit 3", {
-      timeoutMs: 10_000,
-      stdin: new TextEncoder().encode("from stdin"),
-    });
-    assert.deepEqual([echo.exitCode, echo.stdout, echo.stderr], [3, "from stdin", "oops\n"]);
-    const big = await container.exec("echo FIRST; yes filler | head -c 3000000; echo; echo LAST", {
-      timeoutMs: 20_000,
-      maxOutputBytes: 64 * 1024,
-    });
-    assert.ok(big.stdout.startsWith("FIRST") && big.stdout.trimEnd().endsWith("LAST"));
-    assert.match(big.stdout, /\[\.\.\. \d+ bytes dropped \.\.\.\]/);
-    assert.ok(big.stdout.length < 70 * 1024);
+for (const channel of [false, true]) {
+  const via = channel ? "exec channel" : "docker exec";
+  Deno.test(`${via}: output, exit codes and stdin pass through; huge output keeps its head and tail`, async () => {
+    await withContainer(
+      "verdict/busybox",
+      async (container) => {
+        const echo = await container.exec("cat; echo oops >&2; exit 3", {
+          timeoutMs: 10_000,
+          stdin: new TextEncoder().encode("from stdin"),
+        });
+        assert.deepEqual([echo.exitCode, echo.stdout, echo.stderr], [3, "from stdin", "oops\n"]);
+        const big = await container.exec(
+          "echo FIRST; yes filler | head -c 3000000; echo; echo LAST",
+          {
+            timeoutMs: 20_000,
+            maxOutputBytes: 64 * 1024,
+          },
+        );
+        assert.ok(big.stdout.startsWith("FIRST") && big.stdout.trimEnd().endsWith("LAST"));
+        assert.match(big.stdout, /\[\.\.\. \d+ bytes dropped \.\.\.\]/);
+        assert.ok(big.stdout.length < 70 * 1024);
+      },
+      AGENT_USER,
+      channel,
+    );
   });
-});
 
-Deno.test("an aborted command is killed and reported as aborted", async () => {
-  await withContainer("verdict/busybox", async (container) => {
-    const controller = new AbortController();
-    setTimeout(() => controller.abort(new Error("stop")), 500);
-    const result = await container.exec("sleep 30", {
-      timeoutMs: 60_000,
-      signal: controller.signal,
-    });
-    assert.equal(result.aborted, true);
-    assert.equal(result.timedOut, false);
+  Deno.test(`${via}: an aborted command is killed and reported as aborted`, async () => {
+    await withContainer(
+      "verdict/busybox",
+      async (container) => {
+        const controller = new AbortController();
+        setTimeout(() => controller.abort(new Error("stop")), 500);
+        const result = await container.exec("sleep 30", {
+          timeoutMs: 60_000,
+          signal: controller.signal,
+        });
+        assert.equal(result.aborted, true);
+        assert.equal(result.timedOut, false);
+      },
+      AGENT_USER,
+      channel,
+    );
   });
-});
+}
 
 Deno.test("copying in and sealing out round-trips to the same root", async () => {
   await withContainer("verdict/busybox", async (container) => {
