@@ -200,6 +200,7 @@ export { type ReplayDeps, replayRun, type SessionReplay } from "./src/eval/repla
 export { type LoopChoices, type LoopSetup, setupLoopAgent } from "./src/eval/loop_setup.ts";
 export type { SessionDriver } from "./src/eval/session_driver.ts";
 export type { Experiment, RecordedRunConfig, RunConfig } from "./src/eval/run_identity.ts";
+export type { Shard } from "./src/eval/shard.ts";
 export { checkTasks, type TaskCheck, type TasksCheckOutcome } from "./src/eval/tasks_check.ts";
 
 // The record.

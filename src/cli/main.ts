@@ -12,6 +12,7 @@ import type { Command, CommandContext, OptionSpec, OptionValues } from "./comman
 import { agentsFetchCommand, agentsImportCommand, agentsListCommand } from "./commands/agents.ts";
 import { compareCommand } from "./commands/compare.ts";
 import { evalCommand } from "./commands/eval.ts";
+import { mergeCommand } from "./commands/merge.ts";
 import { replayCommand } from "./commands/replay.ts";
 import { reportCommand } from "./commands/report.ts";
 import { resumeCommand } from "./commands/resume.ts";
@@ -33,6 +34,7 @@ export const COMMANDS: readonly Command[] = [
   verifyCommand,
   statsCommand,
   compareCommand,
+  mergeCommand,
   reportCommand,
   showCommand,
   agentsFetchCommand,

@@ -56,9 +56,9 @@ export function progressDisplay(
       total = trials;
       const tasks = config.tasks.length;
       write(
-        `run ${run.id}: ${trials} trial${trials === 1 ? "" : "s"} (${tasks} task${
-          tasks === 1 ? "" : "s"
-        } × ${config.repeat}), agent ${config.agent}` +
+        `run ${run.id}: ${trials} trial${trials === 1 ? "" : "s"} (${
+          config.shard ? `shard ${config.shard.index}/${config.shard.count} of ` : ""
+        }${tasks} task${tasks === 1 ? "" : "s"} × ${config.repeat}), agent ${config.agent}` +
           (config.model ? `, model ${config.model}` : "") + `, seed ${config.seed}\n`,
       );
       if (cleanedUp.length > 0) {

@@ -24,6 +24,7 @@ import { requireSolutions } from "./oracle_solutions.ts";
 import { driveRun, type EvalOutcome, type RunDeps } from "./run_lifecycle.ts";
 import { claimRunId, type Experiment, type RecordedRunConfig, sessionId } from "./run_identity.ts";
 import { removeLeftovers } from "./run_lock.ts";
+import { type Shard, shardTasks } from "./shard.ts";
 import { stageTask } from "./staged_task.ts";
 import { readyHarborImages, type ReadyImage } from "./harbor_images.ts";
 
@@ -51,6 +52,11 @@ export interface EvalRequest {
   home: string;
   /** A Harbor task's reward at or above which its trial passes (default 1). */
   passReward?: number;
+  /**
+   * `--shard K/N`: run only that slice of the tasks (`shard.ts`), under the id of the whole
+   * experiment. The configuration records the shard and every selected task.
+   */
+  shard?: Shard;
 }
 
 /** What `runEval` needs from its caller. */
@@ -100,7 +106,12 @@ export async function runEval(request: EvalRequest, deps: EvalDeps): Promise<Eva
   await deps.sandbox.ping(deps.signal);
   // Harbor tasks' images are built (or found) first: a missing base image stops the run before
   // anything is recorded.
-  const ready = await readyHarborImages(request.tasks, deps.sandbox, deps.signal);
+  // A shard readies, stages and runs only its slice; the experiment is still the whole selection.
+  const ready = await readyHarborImages(
+    shardTasks(request.tasks, request.shard),
+    deps.sandbox,
+    deps.signal,
+  );
   const tasks = ready.map(({ task }) => task);
   await requireImages(deps.sandbox, tasks.filter((task) => !task.harbor), deps.signal);
 
@@ -110,7 +121,7 @@ export async function runEval(request: EvalRequest, deps: EvalDeps): Promise<Eva
   const installed = installedAgent(deps.agent);
   const experiment: Experiment = {
     suite_digest: suite.digest,
-    tasks: tasks.map((task) => task.id),
+    tasks: request.tasks.map((task) => task.id),
     repeat: request.repeat,
     agent: kind.name,
     model: request.model,
@@ -144,10 +155,14 @@ export async function runEval(request: EvalRequest, deps: EvalDeps): Promise<Eva
           attempt,
           concurrency: request.concurrency,
           paths: request.paths,
-          task_dirs: Object.fromEntries(tasks.map((task) => [task.id, task.dir])),
-          categories: Object.fromEntries(tasks.map((task) => [task.id, task.manifest.category])),
+          // Every selected task's, a shard's too: the merged run records what the unsharded one does.
+          task_dirs: Object.fromEntries(request.tasks.map((task) => [task.id, task.dir])),
+          categories: Object.fromEntries(
+            request.tasks.map((task) => [task.id, task.manifest.category]),
+          ),
           agent_needs: kind.needs,
           ...(agentFiles ? { agent_files: agentFiles } : {}),
+          ...(request.shard ? { shard: request.shard } : {}),
         };
         await keepBuildLogs(join(runsDir, id), ready);
         const staged = await Promise.all(

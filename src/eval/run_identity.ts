@@ -15,6 +15,7 @@ import type { Store } from "../store/store.ts";
 import { AGENT_NEEDS_SCHEMA, type AgentNeeds, recordedAgentKind } from "./agent_registry.ts";
 import { LOOP_SETTINGS_SCHEMA, type LoopSettings } from "./loop_settings.ts";
 import { type RunLock, tryLockRun } from "./run_lock.ts";
+import type { Shard } from "./shard.ts";
 
 /** What defines an experiment: the preimage of its run id. */
 export interface Experiment {
@@ -62,6 +63,11 @@ export interface RecordedRunConfig extends Experiment {
   agent_needs?: AgentNeeds;
   /** An installed agent's own files (`--agent-files DIR`), mounted again on resume. */
   agent_files?: string;
+  /**
+   * `--shard K/N`: this run holds only that slice of the experiment's trials (`shard.ts`). Not part
+   * of the experiment: every shard has the unsharded run's id; `verdict merge` joins them.
+   */
+  shard?: Shard;
 }
 
 /**
@@ -94,6 +100,9 @@ const RUN_CONFIG_SCHEMA = z.object({
   categories: z.record(z.string(), z.string()),
   agent_needs: AGENT_NEEDS_SCHEMA.optional(),
   agent_files: z.string().optional(),
+  shard: z.object({ index: z.number().int().min(1), count: z.number().int().min(1) })
+    .refine((shard) => shard.index <= shard.count, "the shard's index is above its count")
+    .optional(),
 });
 type _SchemaMatchesRunConfig = Expect<
   Same<z.output<typeof RUN_CONFIG_SCHEMA>, RecordedRunConfig>

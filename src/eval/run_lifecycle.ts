@@ -30,6 +30,9 @@ import {
   type TrialStart,
 } from "./trial.ts";
 import type { TrialGatewayFactory } from "./trial_gateway.ts";
+import { agentImageOf, graderImageOf, trialContainerSpec } from "./trial_phases.ts";
+import { WarmContainers } from "./warm_containers.ts";
+import { installedAgent } from "../agent/cmd_agent.ts";
 
 /** Hears about a run as it goes. */
 export interface Progress {
@@ -237,9 +240,26 @@ export async function runPool(
     [OWNER_LABEL]: settings.owner,
     "verdict.role": "derived-image",
   });
+  // Agent containers start ahead of their trials (and their images build up front) where a
+  // trial would start one from its image: not for an installed agent, whose container joins its
+  // gateway's network, nor on resume, where a trial may pick up a container that survived.
+  const warm = resumeFor === undefined && installedAgent(deps.agent) === undefined
+    ? new WarmContainers(plans, settings.concurrency, (plan) => {
+      const imageDeps = { images, signal };
+      graderImageOf(plan, imageDeps).catch(() => undefined);
+      return agentImageOf(plan, imageDeps).then((image) =>
+        deps.sandbox.start(
+          { ...trialContainerSpec(plan, settings.owner, "agent"), image },
+          signal,
+        )
+      );
+    })
+    : undefined;
   const worker = async () => {
     while (next < plans.length && !signal.aborted) {
-      const plan = plans[next++];
+      const index = next++;
+      const plan = plans[index];
+      warm?.ahead(index);
       try {
         const from = await resumeFor?.(plan) ?? FROM_THE_BEGINNING;
         const { record, cleanup } = await runTrial(plan, {
@@ -255,6 +275,7 @@ export async function runPool(
           passReward: deps.passReward,
           crash: deps.crash,
           gateway: deps.gateway,
+          warm,
         }, from);
         cleanups.push(cleanup);
         deps.progress.trialFinished(record, ++done, plans.length);
@@ -272,7 +293,7 @@ export async function runPool(
     worker,
   );
   await Promise.all(workers); // a worker never rejects: its failure is kept in `failure`
-  await Promise.all(cleanups);
+  await Promise.all([...cleanups, warm?.removeUntaken()]);
   if (failure !== undefined) throw failure.error;
   return interrupted || deps.signal.aborted;
 }

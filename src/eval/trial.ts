@@ -13,6 +13,7 @@ import type { Rng } from "../core/rng.ts";
 import type { CrashPoint } from "../model/model_spec.ts";
 import type { DerivedImageSource, Sandbox, SandboxContainer } from "../sandbox/sandbox.ts";
 import type { CatalogueEvent } from "../store/event_catalogue.ts";
+import type { WarmContainers } from "./warm_containers.ts";
 import type { Store } from "../store/store.ts";
 import type { TrialRecord } from "../store/trial_record.ts";
 import type { StagedTask } from "./staged_task.ts";
@@ -62,6 +63,8 @@ export interface TrialDeps {
   waiveModelOnly?: boolean;
   /** Fault injection (the scripted model's crash knob). */
   crash?: CrashHook;
+  /** Agent containers started ahead of their trials (`warm_containers.ts`), when the run keeps any. */
+  warm?: WarmContainers;
   /**
    * Makes the trial's model gateway, for an installed agent (`--agent cmd:...`): required by
    * those, unused by Verdict's own agents.

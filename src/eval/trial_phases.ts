@@ -211,19 +211,16 @@ export async function begin(scope: TrialScope, from: TrialStart): Promise<Begun>
       image: manifest.image,
     })]);
   }
-  const agentImage = from.phase !== "begin"
-    ? undefined
-    : staged.task.harbor
-    ? Promise.resolve(manifest.image) // its files are the image's own
-    : deps.images.imageFor(manifest.image, staged.tar, {
-      emptyFolder: manifest.workdir,
-      signal: deps.signal,
-    });
+  const warmed = from.phase === "begin" && !installed ? deps.warm?.take(plan.session) : undefined;
+  const agentImage = from.phase !== "begin" || warmed ? undefined : agentImageOf(plan, deps);
   // The image builds while the gateway opens; a failure to open it leaves the build unawaited.
   agentImage?.catch(() => undefined);
   let ledger: GatewayLedger | undefined;
   if (installed && needsContainer) ({ setup, ledger } = await openTrialGateway(scope, installed));
-  if (from.phase === "begin") {
+  if (warmed) {
+    agent = await warmed;
+    scope.adopt(agent);
+  } else if (from.phase === "begin") {
     agent = await scope.start("agent", agentImage!, setup);
   } else {
     if (from.phase !== "grade" && from.container) scope.adopt(from.container);
@@ -242,10 +239,7 @@ export async function begin(scope: TrialScope, from: TrialStart): Promise<Begun>
   }
   // The grader starts while the agent works (it sees nothing until grading); starting both at
   // once would slow the agent's start, which is on every trial's critical path.
-  const graderImage = deps.images.imageFor(manifest.image, staged.graderTar, {
-    ...(staged.task.harbor ? {} : { emptyFolder: manifest.workdir }),
-    signal: deps.signal,
-  });
+  const graderImage = graderImageOf(plan, deps);
   const grader = scope.start("grader", graderImage);
   // The canary gets a fresh grader of its own: nothing the success script leaves reaches it.
   const canaryGrader = manifest.success.canary ? scope.start("grader", graderImage) : undefined;
@@ -256,6 +250,34 @@ export async function begin(scope: TrialScope, from: TrialStart): Promise<Begun>
     })]);
   }
   return { agent, grader, canaryGrader, ledger };
+}
+
+/**
+ * The image a trial's agent container starts from: the task's with the staged workspace in it
+ * (a Harbor task's own image holds its files already). Built once per run and task.
+ */
+export function agentImageOf(
+  plan: TrialPlan,
+  deps: Pick<TrialDeps, "images" | "signal">,
+): Promise<string> {
+  const { task, tar } = plan.staged;
+  if (task.harbor) return Promise.resolve(task.manifest.image);
+  return deps.images.imageFor(task.manifest.image, tar, {
+    emptyFolder: task.manifest.workdir,
+    signal: deps.signal,
+  });
+}
+
+/** The image a trial's graders start from: the task's with its tests in it. */
+export function graderImageOf(
+  plan: TrialPlan,
+  deps: Pick<TrialDeps, "images" | "signal">,
+): Promise<string> {
+  const { task, graderTar } = plan.staged;
+  return deps.images.imageFor(task.manifest.image, graderTar, {
+    ...(task.harbor ? {} : { emptyFolder: task.manifest.workdir }),
+    signal: deps.signal,
+  });
 }
 
 /**

@@ -53,6 +53,18 @@ export class BoundedBuffer {
     this.#dropped += count;
   }
 
+  /** The kept bytes, head then tail (all of them when nothing was dropped). */
+  bytes(): Uint8Array {
+    const chunks = [...this.#head, ...this.#tail];
+    const joined = new Uint8Array(chunks.reduce((size, chunk) => size + chunk.length, 0));
+    let at = 0;
+    for (const chunk of chunks) {
+      joined.set(chunk, at);
+      at += chunk.length;
+    }
+    return joined;
+  }
+
   /** The kept bytes as text, with a marker where bytes were dropped. */
   text(): string {
     const decoder = new TextDecoder();

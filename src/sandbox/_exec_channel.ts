@@ -34,8 +34,8 @@ export const NO_WORKDIR = "verdict-channel: no such workdir";
 
 const SERVER = `command -v setsid >/dev/null 2>&1 && command -v base64 >/dev/null 2>&1 || {
   echo "verdict-channel: the image has no setsid or base64"; exit 1; }
-dir=/tmp/.verdict-exec
-mkdir -p -m 700 "$dir" || exit 1
+dir=/tmp/.verdict-exec-$(id -u)
+mkdir -m 700 "$dir" || exit 1
 nl='
 '
 sized() {
@@ -46,8 +46,8 @@ sized() {
 }
 emit() {
   [ "$2" -gt 0 ] || return 0
-  if [ "$2" -le $((half * 2)) ]; then head -c "$2" "$1"
-  else head -c "$half" "$1"; tail -c "$half" "$1"; fi
+  if [ "$2" -lt "$3" ]; then head -c "$half" "$1"; tail -c "$half" "$1"
+  else head -c "$2" "$1"; fi
 }
 echo "${READY}"
 while IFS= read -r request; do
@@ -59,7 +59,7 @@ while IFS= read -r request; do
     printf '%s' "$input" | base64 -d > "$from" || { echo "refused $seq"; continue; }
   fi
   (
-    cd -- "$workdir" 2>/dev/null || { echo "${NO_WORKDIR}" >&2; exit 126; }
+    [ -d "$workdir" ] && cd -- "$workdir" 2>/dev/null || { echo "${NO_WORKDIR}" >&2; exit 126; }
     for pair do export "$pair"; done
     exec setsid sh -c "$script"
   ) < "$from" > "$dir/$seq.out" 2> "$dir/$seq.err" &
@@ -69,8 +69,8 @@ while IFS= read -r request; do
   sized "$dir/$seq.out"; out_total=$total; out_kept=$kept
   sized "$dir/$seq.err"; err_total=$total; err_kept=$kept
   echo "done $seq $code $out_total $out_kept $err_total $err_kept"
-  emit "$dir/$seq.out" "$out_kept"
-  emit "$dir/$seq.err" "$err_kept"
+  emit "$dir/$seq.out" "$out_kept" "$out_total"
+  emit "$dir/$seq.err" "$err_kept" "$err_total"
   [ $((seq % 16)) -ne 0 ] || rm -f "$dir"/*
 done`;
 

@@ -14,7 +14,9 @@ import {
   NO_WORKDIR,
 } from "./_exec_channel.ts";
 import { killQuietly } from "./_kill_quietly.ts";
+import { posix } from "node:path";
 import { InfrastructureError } from "../core/errors.ts";
+import { shellQuote } from "../core/shell_quote.ts";
 import { BoundedBuffer } from "./_bounded_buffer.ts";
 import { within } from "./_within.ts";
 import { writeAndClose } from "./_write_and_close.ts";
@@ -89,6 +91,9 @@ kill_others
 cd / && exec tar -c -f - "$@"`;
 
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+const ROOT = "0:0";
+// A copy through the root channel is staged in the container's /tmp: larger ones use `docker cp`.
+const MAX_CHANNEL_COPY_BYTES = 64 * 1024 * 1024;
 
 // Printed once the files are unpacked, before the command starts: its absence means unpacking
 // failed, whatever the exit code.
@@ -152,8 +157,25 @@ export async function startContainer(
     );
   }
   const id = new TextDecoder().decode(result.stdout).trim();
-  const channel = spec.channel ? ExecChannel.open(docker, id, spec.user ?? AGENT_USER) : undefined;
-  return new Container(docker, id, spec, channel);
+  if (!spec.channel) return new Container(docker, id, spec);
+  const user = spec.user ?? AGENT_USER;
+  const channel = ExecChannel.open(docker, id, user);
+  return new Container(docker, id, spec, {
+    commands: channel,
+    root: user === ROOT ? channel : ExecChannel.open(docker, id, ROOT),
+  });
+}
+
+/**
+ * A container's exec channels: one for the commands of its main user, and one as root that copies
+ * files out (a root without capabilities: it reads what `docker cp` reads, but for files of other
+ * users that their modes hide, where `copyOut` falls back to `docker cp`).
+ */
+export interface ContainerChannels {
+  /** The main user's. */
+  commands: ExecChannel;
+  /** Root's (the same channel when the main user is root). */
+  root: ExecChannel;
 }
 
 /** A running container. */
@@ -164,16 +186,19 @@ export class Container implements SandboxContainer {
   /** How it was started. */
   readonly spec: ContainerSpec;
   readonly #channel: ExecChannel | undefined;
+  readonly #rootChannel: ExecChannel | undefined;
 
   /**
-   * Wraps a started container; use {@linkcode startContainer}. With a `channel`, commands of its
-   * user go through it while it works, and through `docker exec` otherwise.
+   * Wraps a started container; use {@linkcode startContainer}. With `channels`, commands of its
+   * user and copies out go through them while they work, and through `docker exec` and
+   * `docker cp` otherwise.
    */
-  constructor(docker: Docker, id: string, spec: ContainerSpec, channel?: ExecChannel) {
+  constructor(docker: Docker, id: string, spec: ContainerSpec, channels?: ContainerChannels) {
     this.#docker = docker;
     this.id = id;
     this.spec = spec;
-    this.#channel = channel;
+    this.#channel = channels?.commands;
+    this.#rootChannel = channels?.root;
   }
 
   /** See {@linkcode SandboxContainer.channelLost}. */
@@ -368,12 +393,51 @@ export class Container implements SandboxContainer {
    * @throws {InfrastructureError} when the engine cannot copy the path, or takes longer than
    * `timeoutMs` (default two minutes).
    */
-  copyOut(
+  async copyOut(
     path: string,
     admit?: (entry: TarEntryHeader) => void,
     timeoutMs = 120_000,
   ): Promise<TarEntry[]> {
-    return this.#readTar(["cp", `${this.id}:${path}`, "-"], path, admit, timeoutMs);
+    const copied = await this.#copyOutOnChannel(path, admit, timeoutMs);
+    return copied ?? this.#readTar(["cp", `${this.id}:${path}`, "-"], path, admit, timeoutMs);
+  }
+
+  /**
+   * `tar -c` as root through the root channel, named as `docker cp` names entries; undefined
+   * when the channel cannot do it (gone, busy, a file root may not read, too large), for
+   * `docker cp` to copy instead.
+   */
+  async #copyOutOnChannel(
+    path: string,
+    admit: ((entry: TarEntryHeader) => void) | undefined,
+    timeoutMs: number,
+  ): Promise<TarEntry[] | undefined> {
+    const channel = this.#rootChannel;
+    if (!channel || channel.lost !== undefined || channel.busy) return undefined;
+    const parent = posix.dirname(path);
+    const name = posix.basename(path);
+    const answer = await within(
+      channel.run({
+        script: `{ tar -c -f - -C ${shellQuote(parent)} ${shellQuote(name)} || ` +
+          `echo 'verdict: tar failed' >&2; } | head -c ${MAX_CHANNEL_COPY_BYTES + 1}`,
+        workdir: "/",
+        env: {},
+        keep: 2 * (MAX_CHANNEL_COPY_BYTES + 1),
+        onSession() {},
+      }),
+      timeoutMs,
+      undefined,
+    );
+    if (answer === undefined) {
+      await channel.kill(); // still copying after the deadline: `docker cp` gets a fresh one
+      return undefined;
+    }
+    if (answer.kind !== "done" || answer.exitCode !== 0 || answer.stderr.text() !== "") {
+      return undefined;
+    }
+    const tar = answer.stdout.bytes();
+    if (tar.length > MAX_CHANNEL_COPY_BYTES) return undefined;
+    return await readTarStream(ReadableStream.from([tar]), admit);
   }
 
   /**
@@ -467,7 +531,7 @@ export class Container implements SandboxContainer {
    */
   async stop(): Promise<void> {
     const killed = await this.#docker.run(["kill", this.id]);
-    await this.#channel?.kill();
+    await this.#closeChannels();
     if (killed.code !== 0 && !/is not running/i.test(killed.stderr)) {
       throw new InfrastructureError(
         `could not stop container ${this.id.slice(0, 12)}: ${firstLine(killed.stderr)}`,
@@ -477,7 +541,7 @@ export class Container implements SandboxContainer {
 
   /** Removes the container with everything still running in it. Already gone is fine. */
   async remove(): Promise<void> {
-    const closing = this.#channel?.kill();
+    const closing = this.#closeChannels();
     const result = await this.#docker.run(["rm", "--force", "--volumes", this.id]);
     await closing;
     if (result.code !== 0 && !/No such container/i.test(result.stderr)) {
@@ -485,6 +549,10 @@ export class Container implements SandboxContainer {
         `could not remove container ${this.id.slice(0, 12)}: ${firstLine(result.stderr)}`,
       );
     }
+  }
+
+  async #closeChannels(): Promise<void> {
+    await Promise.all([this.#channel?.kill(), this.#rootChannel?.kill()]);
   }
 
   async #killSession(

@@ -45,6 +45,7 @@ export class DerivedImages implements DerivedImageSource {
   readonly #docker: Docker;
   readonly #labels: Record<string, string>;
   readonly #images = new Map<string, Promise<string>>();
+  readonly #baseIds = new Map<string, Promise<string>>();
   // Every repeat of a task passes the same staged tar: hash it once, not once per trial.
   readonly #tarHashes = new WeakMap<Uint8Array, string>();
 
@@ -78,6 +79,21 @@ export class DerivedImages implements DerivedImageSource {
     return image;
   }
 
+  // Each base image is inspected once per run, however many tars are unpacked onto it.
+  #baseId(base: string, signal: AbortSignal | undefined): Promise<string> {
+    let id = this.#baseIds.get(base);
+    if (id === undefined) {
+      id = this.#docker.run(["image", "inspect", "--format", "{{.Id}}", base], { signal })
+        .then((inspected) => {
+          if (inspected.code !== 0) throw new InfrastructureError(missingImageMessage(base));
+          return new TextDecoder().decode(inspected.stdout).trim();
+        });
+      this.#baseIds.set(base, id);
+      id.catch(() => this.#baseIds.delete(base));
+    }
+    return id;
+  }
+
   async #ensure(
     base: string,
     tar: Uint8Array,
@@ -85,11 +101,7 @@ export class DerivedImages implements DerivedImageSource {
     { emptyFolder, signal }: DerivedImageOptions,
   ): Promise<string> {
     const docker = this.#docker;
-    const inspected = await docker.run(["image", "inspect", "--format", "{{.Id}}", base], {
-      signal,
-    });
-    if (inspected.code !== 0) throw new InfrastructureError(missingImageMessage(base));
-    const baseId = new TextDecoder().decode(inspected.stdout).trim();
+    const baseId = await this.#baseId(base, signal);
     const tag = `${DERIVED_REPOSITORY}:${sha256Hex(`${baseId}\n${tarHash}`).slice(0, 32)}`;
     if (await docker.hasImage(tag, signal)) return tag;
 

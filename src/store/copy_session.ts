@@ -33,16 +33,17 @@ export interface CopiedSession {
  * import assert from "node:assert/strict";
  * import { openStore } from "./store.ts";
  * import { copySession } from "./copy_session.ts";
+ * import type { TrialRecord } from "./trial_record.ts";
  * const from = openStore(":memory:");
  * from.runs.create({ id: "r", config: {}, createdAt: 0 });
  * from.runs.createSession({ id: "s", run: "r", task: "t", repeat: 0 });
  * from.events.append("s", [{ kind: "note", payload: { text: "x".repeat(5000) } }]);
- * const result = {
+ * const result: TrialRecord = {
  *   task: "t", repeat: 0, session: "s", verdict: "pass", bucket: "pass", reason: "ok",
  *   stop_reason: "completed", steps: 0, tool_calls: 0, denied_calls: 0, compactions: 0,
  *   tokens: { input: 0, output: 0 }, cost_usd: null, end_state_root: null, initial_root: null,
  *   changed_paths: 0, duration_ms: 1, checks: [], requirements: [], success: null, canary: null,
- * } as const;
+ * };
  * from.runs.finishSession("s", result);
  * const to = openStore(":memory:");
  * to.runs.create({ id: "r", config: {}, createdAt: 0 });

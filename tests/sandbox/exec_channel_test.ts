@@ -2,13 +2,16 @@ import assert from "node:assert/strict";
 import { InfrastructureError } from "../../src/core/errors.ts";
 import { type Container, startContainer } from "../../src/sandbox/container.ts";
 import { AGENT_USER } from "../../src/sandbox/sandbox.ts";
+import { sealEntries } from "../../src/sandbox/snapshot.ts";
 import { requireDocker } from "../_docker.ts";
 
 const LABEL = { "verdict.test": "exec_channel_test" };
 
-// The channel's own shell, found by the line only its script has.
+// The agent user's channel shell (not root's), found by the line only its script has.
 const CHANNEL_PID = `for f in /proc/[0-9]*/cmdline; do
-  if tr "\\0" " " < "$f" | grep -q "verdict-channel [r]eady"; then p=\${f#/proc/}; echo \${p%/cmdline}; fi
+  p=\${f#/proc/}; p=\${p%/cmdline}
+  [ "$(stat -c %u /proc/$p)" = 1000 ] && tr "\\0" " " < "$f" | grep -q "verdict-channel [r]eady" &&
+    echo $p
 done`;
 
 async function withChannel(
@@ -142,4 +145,42 @@ Deno.test("commands of another user, and concurrent commands, go through docker 
     ]);
     assert.deepEqual(both.map((result) => result.stdout), ["one\n", "two\n"]);
   });
+});
+
+Deno.test("copies out through the root channel seal exactly as docker cp's, and fall back where root may not read", async () => {
+  const docker = await requireDocker();
+  const setup = "cd /workspace && mkdir -p a/b/empty && echo hi > a/x.txt && chmod +x a/x.txt && " +
+    "ln -s x.txt a/link && ln a/x.txt hard && printf '\\001\\002' > bin && " +
+    'echo l > "$(printf "n%.0s" $(seq 1 150))" && echo u > "é ü.txt"';
+  for (const image of ["verdict/busybox", "verdict/python:3.11"]) {
+    const roots: string[] = [];
+    for (const channel of [true, false]) {
+      const container = await startContainer(docker, {
+        image,
+        workdir: "/workspace",
+        network: "none",
+        labels: LABEL,
+        user: AGENT_USER,
+        channel,
+      });
+      try {
+        await container.exec("mkdir -p /workspace && chown 1000:1000 /workspace", {
+          timeoutMs: 10_000,
+          user: "0:0",
+        });
+        const made = await container.exec(setup, { timeoutMs: 10_000 });
+        assert.equal(made.exitCode, 0, made.stderr);
+        roots.push(sealEntries(await container.copyOut("/workspace"), "workspace").root);
+        if (!channel) continue;
+        // Root without capabilities cannot read this one: docker cp copies it instead.
+        await container.exec("echo s > private && chmod 600 private", { timeoutMs: 10_000 });
+        const sealed = sealEntries(await container.copyOut("/workspace"), "workspace");
+        assert.ok(sealed.entries.some((entry) => entry.path === "private"), image);
+        assert.equal(container.channelLost, undefined);
+      } finally {
+        await container.remove();
+      }
+    }
+    assert.equal(roots[0], roots[1], `${image}: the channel's copy seals differently`);
+  }
 });

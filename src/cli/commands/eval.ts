@@ -11,6 +11,7 @@ import { setupLoopAgent } from "../../eval/loop_setup.ts";
 import { KIT_RECIPES } from "../../kit/kit_catalogue.ts";
 import { DEFAULT_REQUEST_TIMEOUT_MS } from "../../model/_http.ts";
 import { runEval } from "../../eval/run_eval.ts";
+import { parseShard } from "../../eval/shard.ts";
 import { loadSuite, selectTasks } from "../../task/load_suite.ts";
 import { type Command, HOME_OPTION, JSON_OPTION, taskPaths } from "../command.ts";
 import { agentFilesOption } from "../agent_files_option.ts";
@@ -72,6 +73,12 @@ export const evalCommand: Command = {
       description: "seed of every random choice (default 0)",
     },
     task: { type: "string", multiple: true, valueName: "ID", description: "only this task" },
+    shard: {
+      type: "string",
+      valueName: "K/N",
+      description: "run only shard K of N (a task's repeats stay together), under the whole " +
+        "run's id; 'verdict merge' joins the shards",
+    },
     prices: {
       type: "string",
       valueName: "FILE",
@@ -122,6 +129,8 @@ export const evalCommand: Command = {
     const repeat = count(values, "repeat", 1, 1, MAX_REPEAT);
     const concurrency = count(values, "concurrency", 4, 1, MAX_CONCURRENCY);
     const seed = count(values, "seed", 0, 0);
+    const shardText = stringOption(values, "shard");
+    const shard = shardText === undefined ? undefined : parseShard(shardText);
     const requestTimeoutMs = secondsOption(values, "request-timeout", DEFAULT_REQUEST_TIMEOUT_MS);
     if (values.prices !== undefined && values["no-cost"] === true) {
       throw new UsageError(
@@ -185,6 +194,7 @@ export const evalCommand: Command = {
             seed,
             home,
             passReward,
+            shard,
           },
           {
             sandbox: sandboxFromEnv(io),

@@ -1,0 +1,208 @@
+/**
+ * `verdict eval --shard K/N` and `verdict merge`: an experiment run whole and as three shards in
+ * three state folders, the shards merged into a fourth; the merged run is the unsharded one (id,
+ * verdicts, stats, comparisons, gates), it verifies, and what merge must refuse it refuses.
+ */
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { runConfig } from "../../src/eval/run_identity.ts";
+import type { Results } from "../../src/report/results.ts";
+import { type ComparedRun, compareRuns } from "../../src/stats/compare.ts";
+import { decideGate, parseGate } from "../../src/stats/gate.ts";
+import { openStore } from "../../src/store/store.ts";
+import { requireDocker } from "../_docker.ts";
+import { runVerdict, scratchDir } from "../_verdict.ts";
+
+// Sorted ids: always-passes, shell-count-errors, trivial, unsolved. nop fails all but always-passes,
+// whose tests test nothing: both verdicts occur. Each task's test prints the same every time (not
+// so for a test that prints the checksum of a gzip it made), so two runs can be compared whole.
+const EXPERIMENT = [
+  "tasks/shell-count-errors",
+  "tests/fixtures/bench/trivial",
+  "tests/fixtures/no-solution/unsolved",
+  "tests/fixtures/check/always-passes",
+  "--agent",
+  "nop",
+  "--repeat",
+  "2",
+];
+
+/** The trials of a results.json without what may differ between two runs: wall times. */
+function withoutWallTimes(results: Results): unknown {
+  const { created_at: _created, ...run } = results.run;
+  return {
+    ...results,
+    run,
+    trials: results.trials.map(({ duration_ms: _duration, ...trial }) => trial),
+  };
+}
+
+function comparedRun(home: string, id: string): ComparedRun {
+  const store = openStore(join(home, "verdict.db"));
+  try {
+    const config = runConfig(store.runs.get(id)!);
+    const { suite_digest, tasks, repeat } = config;
+    return { id, suite_digest, tasks, repeat, trials: store.runs.trialVerdicts(id) };
+  } finally {
+    store.close();
+  }
+}
+
+// `verdict stats --json` without the wall-time statistics.
+async function statsWithoutWallTimes(home: string, id: string): Promise<unknown> {
+  const stats = await runVerdict(["stats", id, "--json", "--home", home]);
+  assert.equal(stats.code, 0, stats.stderr);
+  return JSON.parse(stats.stdout, (key, value) => key === "wall_ms" ? undefined : value);
+}
+
+Deno.test("eval --shard 1/3, 2/3, 3/3 merged equals the unsharded run; merge refuses other experiments, gaps, twins, unfinished shards and a target holding the run", async () => {
+  await requireDocker();
+  await using scratch = await scratchDir("merge");
+  const home = (name: string) => join(scratch.path, name);
+  const evals = await Promise.all([
+    runVerdict(["eval", ...EXPERIMENT, "--json", "--home", home("whole")]),
+    ...[1, 2, 3].map((k) =>
+      runVerdict(["eval", ...EXPERIMENT, "--shard", `${k}/3`, "--json", "--home", home(`s${k}`)])
+    ),
+    // Another experiment (seed 1), and a shard with no task: 4 tasks cannot fill 5 shards.
+    runVerdict([
+      "eval",
+      ...EXPERIMENT,
+      "--seed",
+      "1",
+      "--shard",
+      "5/5",
+      "--json",
+      "--home",
+      home("other"),
+    ]),
+  ]);
+  for (const result of evals) assert.equal(result.code, 0, result.stderr);
+  const [whole, s1, s2, s3, other] = evals.map((result) => JSON.parse(result.stdout) as Results);
+  const id = whole.run.id;
+  assert.match(evals[1].stdout + evals[1].stderr, /shard 1\/3 of 4 tasks/);
+
+  // Every shard has the whole run's id; each holds its tasks' repeats, together; the union is all.
+  const trialsOf = (results: Results) => results.trials.map((t) => `${t.task}#${t.repeat}`);
+  assert.deepEqual([s1, s2, s3].map((shard) => shard.run.id), [id, id, id]);
+  assert.deepEqual([s1, s2, s3].map((shard) => shard.run.shard), [
+    { index: 1, count: 3 },
+    { index: 2, count: 3 },
+    { index: 3, count: 3 },
+  ]);
+  assert.deepEqual(trialsOf(s1), [
+    "always-passes#0",
+    "always-passes#1",
+    "unsolved#0",
+    "unsolved#1",
+  ]);
+  assert.deepEqual(trialsOf(s2), ["shell-count-errors#0", "shell-count-errors#1"]);
+  assert.deepEqual(trialsOf(s3), ["trivial#0", "trivial#1"]);
+  assert.deepEqual([...trialsOf(s1), ...trialsOf(s2), ...trialsOf(s3)].sort(), trialsOf(whole));
+  assert.deepEqual(other.trials, [], "an empty shard is a valid run of no trials");
+  assert.deepEqual(other.run.shard, { index: 5, count: 5 });
+  assert.equal(whole.run.shard, undefined, "an unsharded run records no shard");
+
+  // Merged from a run folder, a state folder and a run folder: the unsharded run, wall times aside.
+  const runFolder = (name: string) => join(home(name), "runs", id);
+  const merge = await runVerdict([
+    "merge",
+    runFolder("s1"),
+    home("s2"),
+    runFolder("s3"),
+    "--json",
+    "--home",
+    home("merged"),
+  ]);
+  assert.equal(merge.code, 0, merge.stderr);
+  assert.match(merge.stderr, new RegExp(`^merged 3 shards into run ${id} in `));
+  const merged = JSON.parse(merge.stdout) as Results;
+  assert.deepEqual(withoutWallTimes(merged), withoutWallTimes(whole));
+  assert.deepEqual(
+    merged.trials.map((trial) => trial.verdict),
+    ["pass", "pass", "fail", "fail", "fail", "fail", "fail", "fail"],
+  );
+  const written = JSON.parse(await Deno.readTextFile(join(runFolder("merged"), "results.json")));
+  assert.deepEqual(written, merged);
+  assert.deepEqual(
+    await statsWithoutWallTimes(home("merged"), id),
+    await statsWithoutWallTimes(home("whole"), id),
+  );
+  // verify recomputes every chain and blob, and rebuilds results.json and report.md.
+  const verify = await runVerdict(["verify", id, "--home", home("merged")]);
+  assert.equal(verify.code, 0, verify.stdout + verify.stderr);
+
+  // Compared with each other: no flip, and the gate passes; against any third run, the same
+  // comparison and the same gate decision.
+  const [wholeRun, mergedRun] = [comparedRun(home("whole"), id), comparedRun(home("merged"), id)];
+  const between = compareRuns(wholeRun, mergedRun);
+  assert(
+    between.comparable && between.pairs === 8 && between.flips.length === 0,
+    JSON.stringify(between),
+  );
+  const gate = parseGate("max_drop_pp: 0\nmin_cases: 8\n", "gate.yaml");
+  assert.deepEqual(decideGate(gate, between), { passed: true, reasons: [] });
+  const third: ComparedRun = {
+    ...wholeRun,
+    id: "third",
+    trials: wholeRun.trials.map((trial) => ({
+      ...trial,
+      session: `x${trial.session}`,
+      verdict: "pass",
+    })),
+  };
+  assert.deepEqual(compareRuns(third, mergedRun), compareRuns(third, wholeRun));
+  assert.deepEqual(
+    decideGate(gate, compareRuns(third, mergedRun)),
+    decideGate(gate, compareRuns(third, wholeRun)),
+  );
+
+  // Refused, exit 2, naming the argument at fault.
+  const refused = async (args: string[], target: string, expected: RegExp) => {
+    const result = await runVerdict(["merge", ...args, "--home", home(target)]);
+    assert.equal(result.code, 2, `${args.join(" ")}: ${result.stderr}`);
+    assert.match(result.stderr, expected);
+  };
+  const [one, two, three] = [runFolder("s1"), runFolder("s2"), runFolder("s3")];
+  await refused(
+    [one, two, three, home("other")],
+    "refused",
+    new RegExp(`${home("other")} is a shard of another experiment than ${one}: its seed is 1`),
+  );
+  await refused([one, two], "refused", /lacks shard 3\/3: give every shard from 1\/3 to 3\/3/);
+  await refused([one, two, one, three], "refused", /both shard 1\/3 of run/);
+  await refused([home("whole"), one], "refused", /made without --shard/);
+  await refused([one, two, three], "merged", new RegExp(`already holds run ${id}`));
+  await refused([two, three, one], "s1", new RegExp(`already holds run ${id}`));
+  await refused([join(scratch.path, "nowhere")], "refused", /given as a shard, is not a folder/);
+  await assert.rejects(
+    Deno.stat(home("refused")),
+    Deno.errors.NotFound,
+    "a refused merge makes nothing, not even the state folder",
+  );
+  // An interrupted shard is refused until it is resumed.
+  const store = openStore(join(home("s2"), "verdict.db"));
+  store.runs.setStatus(id, "interrupted");
+  store.close();
+  await refused(
+    [one, two, three],
+    "refused",
+    new RegExp(`${two} is shard 2/3 of run ${id}, and it is unfinished .*verdict resume ${id}`),
+  );
+});
+
+Deno.test("verdict --help lists merge; a shard outside the project or named by no folder is exit 2 naming it", async () => {
+  const help = await runVerdict(["--help"]);
+  assert.match(help.stdout, /^ {2}merge RUN\.\.\. +join the shard runs of one experiment/m);
+  await using home = await scratchDir("merge_args");
+  const outside = await runVerdict(["merge", "/etc", "--home", home.path]);
+  assert.equal(outside.code, 2, outside.stderr);
+  assert.match(
+    outside.stderr,
+    /^verdict: cannot read \/etc, given as a shard: .*Fix: copy the shard's/,
+  );
+  await Deno.mkdir(join(home.path, "loose"));
+  const loose = await runVerdict(["merge", join(home.path, "loose"), "--home", home.path]);
+  assert.equal(loose.code, 2, loose.stderr);
+  assert.match(loose.stderr, /loose, given as a shard, is neither a run folder \(STATE\/runs\/ID/);
+});
