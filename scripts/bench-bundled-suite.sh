@@ -69,9 +69,8 @@ median() {
 echo "bundled suite, scripted model, --concurrency 4; $ROUNDS round(s); $(nproc) CPUs"
 echo "before: $BEFORE_REV at $BEFORE_DIR; after: working tree at $AFTER_DIR" \
   "($(git -C "$AFTER_DIR" rev-parse --short HEAD) + uncommitted changes)"
-echo "warm-up (unmeasured: builds any missing derived image)"
-timed_run "$BEFORE_DIR" before >/dev/null
-timed_run "$AFTER_DIR" after >/dev/null
+echo "warm-up, not counted (builds any missing derived image; $(cut -d' ' -f1-3 /proc/loadavg))"
+echo "warm-up: before $(timed_run "$BEFORE_DIR" before) s, after $(timed_run "$AFTER_DIR" after) s"
 
 befores=()
 afters=()

@@ -10,6 +10,7 @@ import { UsageError } from "../core/errors.ts";
 import { escapedTarget } from "../core/link_target.ts";
 import { type Command, type CommandContext, taskPaths } from "./command.ts";
 import { resolveHome } from "./state.ts";
+import { statOrNull } from "./_stat_or_null.ts";
 
 /** How the permission set confines files, shown in every refusal. */
 const CONFINEMENT = "verdict's permission set lets it read and write only inside the project " +
@@ -109,17 +110,6 @@ function requireWritableFile(path: string, given: string): void {
       `the folder of ${path}, given as ${given}, does not exist. Fix: create ` +
         `${folder} first, or give a path in an existing folder`,
     );
-  }
-}
-
-function statOrNull(path: string): Deno.FileInfo | null {
-  try {
-    return Deno.statSync(path);
-  } catch (error) {
-    if (error instanceof Deno.errors.NotFound || error instanceof Deno.errors.NotADirectory) {
-      return null;
-    }
-    throw error;
   }
 }
 

@@ -103,7 +103,13 @@ Deno.test("an engine that stops mid-run: unfinished trials are infrastructure er
     "infrastructure_error",
   ]);
   assert.match(results.trials[1].reason, /no Docker engine answers: .*start one/);
-  assert.equal(results.trials[1].stop_reason, null, "never blamed on the agent");
+  // Never blamed on the agent: whether the engine went away before the trial's container started
+  // (no stop reason) or under an agent already at work in a container started ahead (`error`),
+  // the trial is infrastructure's.
+  assert.ok(
+    [null, "error"].includes(results.trials[1].stop_reason),
+    results.trials[1].stop_reason!,
+  );
   // The relay is gone, but the engine itself is not: clean up what the dead connection left.
   for (const id of await containersLabelled(docker, `verdict.run=${run}`)) {
     await docker.run(["rm", "-f", id]);

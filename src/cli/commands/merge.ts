@@ -13,6 +13,7 @@ import { openStore, type Store } from "../../store/store.ts";
 import { type Command, HOME_OPTION, JSON_OPTION } from "../command.ts";
 import { databasePath, resolveHome } from "../state.ts";
 import { printSummary } from "./_run_summary.ts";
+import { statOrNull } from "../_stat_or_null.ts";
 
 /** The `merge` command. */
 export const mergeCommand: Command = {
@@ -122,15 +123,4 @@ function isFolder(path: string): boolean {
 
 function isFile(path: string): boolean {
   return statOrNull(path)?.isFile === true;
-}
-
-function statOrNull(path: string): Deno.FileInfo | null {
-  try {
-    return Deno.statSync(path);
-  } catch (error) {
-    if (error instanceof Deno.errors.NotFound || error instanceof Deno.errors.NotADirectory) {
-      return null;
-    }
-    throw error;
-  }
 }
