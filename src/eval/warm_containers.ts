@@ -17,7 +17,9 @@ import type { TrialPlan } from "./trial.ts";
  * ```ts
  * import assert from "node:assert/strict";
  * import { WarmContainers } from "./warm_containers.ts";
- * const plans = [{ session: "s1" }, { session: "s2" }] as ConstructorParameters<typeof WarmContainers>[0];
+ * const plans = [{ session: "s1" }, { session: "s2" }] as unknown as ConstructorParameters<
+ *   typeof WarmContainers
+ * >[0];
  * const started: string[] = [];
  * const warm = new WarmContainers(plans, 1, (plan) => {
  *   started.push(plan.session);

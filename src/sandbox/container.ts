@@ -162,7 +162,7 @@ export async function startContainer(
   const channel = ExecChannel.open(docker, id, user);
   return new Container(docker, id, spec, {
     commands: channel,
-    root: user === ROOT ? channel : ExecChannel.open(docker, id, ROOT),
+    root: user === ROOT ? channel : () => ExecChannel.open(docker, id, ROOT),
   });
 }
 
@@ -174,8 +174,11 @@ export async function startContainer(
 export interface ContainerChannels {
   /** The main user's. */
   commands: ExecChannel;
-  /** Root's (the same channel when the main user is root). */
-  root: ExecChannel;
+  /**
+   * Root's: the same channel when the main user is root, else one opened on the first copy out
+   * (which `docker cp` makes while it starts): an agent that is never checkpointed needs none.
+   */
+  root: ExecChannel | (() => ExecChannel);
 }
 
 /** A running container. */
@@ -186,7 +189,8 @@ export class Container implements SandboxContainer {
   /** How it was started. */
   readonly spec: ContainerSpec;
   readonly #channel: ExecChannel | undefined;
-  readonly #rootChannel: ExecChannel | undefined;
+  #rootChannel: ExecChannel | (() => ExecChannel) | undefined;
+  #stopped = false;
 
   /**
    * Wraps a started container; use {@linkcode startContainer}. With `channels`, commands of its
@@ -413,6 +417,10 @@ export class Container implements SandboxContainer {
     timeoutMs: number,
   ): Promise<TarEntry[] | undefined> {
     const channel = this.#rootChannel;
+    if (typeof channel === "function") {
+      if (!this.#stopped) this.#rootChannel = channel();
+      return undefined;
+    }
     if (!channel || channel.lost !== undefined || channel.busy) return undefined;
     const parent = posix.dirname(path);
     const name = posix.basename(path);
@@ -552,7 +560,12 @@ export class Container implements SandboxContainer {
   }
 
   async #closeChannels(): Promise<void> {
-    await Promise.all([this.#channel?.kill(), this.#rootChannel?.kill()]);
+    this.#stopped = true;
+    const root = this.#rootChannel;
+    await Promise.all([
+      this.#channel?.kill(),
+      typeof root === "function" ? undefined : root?.kill(),
+    ]);
   }
 
   async #killSession(

@@ -90,6 +90,7 @@ Deno.test("a command whose workdir is missing fails as an infrastructure error",
 
 Deno.test("a command that kills the channel is reported, and later commands fall back to docker exec", async () => {
   await withChannel("verdict/busybox", async (container) => {
+    await container.exec("true", { timeoutMs: 10_000 }); // the channel is up
     const pid = await channelPid(container);
     assert.match(pid, /^\d+$/);
     const killer = await container.exec(`kill -9 ${pid}; sleep 1; echo unreachable`, {
@@ -170,6 +171,9 @@ Deno.test("copies out through the root channel seal exactly as docker cp's, and 
         });
         const made = await container.exec(setup, { timeoutMs: 10_000 });
         assert.equal(made.exitCode, 0, made.stderr);
+        // A channel's first copy is `docker cp`'s while root's channel starts; the second is the
+        // channel's.
+        await container.copyOut("/workspace");
         roots.push(sealEntries(await container.copyOut("/workspace"), "workspace").root);
         if (!channel) continue;
         // Root without capabilities cannot read this one: docker cp copies it instead.
