@@ -188,3 +188,23 @@ Deno.test("copies out through the root channel seal exactly as docker cp's, and 
     assert.equal(roots[0], roots[1], `${image}: the channel's copy seals differently`);
   }
 });
+
+Deno.test("an agent that plants root's channel folder first gets docker cp's copies, not its own", async () => {
+  await withChannel("verdict/busybox", async (container) => {
+    await container.exec("mkdir -p /workspace && chown 1000:1000 /workspace", {
+      timeoutMs: 10_000,
+      user: "0:0",
+    });
+    const planted = await container.exec(
+      "mkdir -m 777 /tmp/.verdict-exec-0 && echo real > /workspace/a.txt",
+      { timeoutMs: 10_000 },
+    );
+    assert.equal(planted.exitCode, 0, planted.stderr);
+    const copies = [];
+    for (let i = 0; i < 3; i++) {
+      copies.push(sealEntries(await container.copyOut("/workspace"), "workspace"));
+    }
+    assert.deepEqual(copies.map((copy) => copy.root), Array(3).fill(copies[0].root));
+    assert.deepEqual(copies[2].entries.map((entry) => entry.path), ["a.txt"]);
+  });
+});
