@@ -24,8 +24,15 @@ import { shellQuote } from "../core/shell_quote.ts";
 
 const OUTPUT_DEADLINE_MS = 30_000;
 
-/** Requests larger than this (script and stdin, in base64) go through `docker exec` instead. */
-export const MAX_CHANNEL_REQUEST = 64 * 1024;
+/**
+ * Commands with more bytes than this (script, workdir, environment and stdin together) go through
+ * `docker exec` instead: the server reads a request a byte at a time, and stdin grows by a third in
+ * base64.
+ */
+export const MAX_CHANNEL_INPUT = 48 * 1024;
+
+/** What {@linkcode ExecChannel.lost} says once its owner killed it (not a loss to record). */
+export const KILLED = "killed";
 
 const READY = "verdict-channel ready";
 
@@ -107,7 +114,7 @@ export type ChannelAnswer =
  * import { ExecChannel } from "./_exec_channel.ts";
  * const channel = ExecChannel.open(new Docker({ PATH: "/usr/bin:/bin" }), "CONTAINER", "1000:1000");
  * const answer = await channel.run({ script: "echo hi", keep: 1024, onSession() {} });
- * await channel.close();
+ * await channel.kill();
  * ```
  */
 export class ExecChannel {
@@ -132,9 +139,8 @@ export class ExecChannel {
       for await (const chunk of child.stderr) stderr.push(chunk);
     })();
     this.#exited = Promise.all([child.status, draining]).then(() => {
-      this.#lost ??= `the channel's process ended${
-        stderr.text().trim() ? `: ${stderr.text().trim().split("\n")[0]}` : ""
-      }`;
+      const said = stderr.text().trim().split("\n")[0];
+      this.#lost ??= `the channel's process ended${said ? `: ${said}` : ""}`;
     });
     this.#ready = this.#reader.line().then((line) => {
       if (line === READY) return true;
@@ -226,24 +232,9 @@ export class ExecChannel {
     }
   }
 
-  /** Ends the channel's shell (and waits for its process). */
-  async close(): Promise<void> {
-    this.#lost ??= "closed";
-    await this.#writer.close().catch(() => undefined);
-    const ended = await Promise.race([
-      this.#exited.then(() => true),
-      new Promise<false>((resolve) => setTimeout(() => resolve(false), 2_000)),
-    ]);
-    if (!ended) {
-      killQuietly(this.#child);
-      await this.#exited;
-    }
-    await this.#reader.cancel();
-  }
-
   /** Kills the channel's process (its container keeps running). */
   async kill(): Promise<void> {
-    this.#lost ??= "killed";
+    this.#lost ??= KILLED;
     killQuietly(this.#child);
     await this.#exited;
     await this.#reader.cancel();

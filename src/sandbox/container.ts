@@ -10,7 +10,8 @@
 import {
   type ChannelAnswer,
   ExecChannel,
-  MAX_CHANNEL_REQUEST,
+  KILLED,
+  MAX_CHANNEL_INPUT,
   NO_WORKDIR,
 } from "./_exec_channel.ts";
 import { killQuietly } from "./_kill_quietly.ts";
@@ -208,7 +209,7 @@ export class Container implements SandboxContainer {
   /** See {@linkcode SandboxContainer.channelLost}. */
   get channelLost(): string | undefined {
     const lost = this.#channel?.lost;
-    return lost === "closed" || lost === "killed" ? undefined : lost;
+    return lost === KILLED ? undefined : lost;
   }
 
   /**
@@ -303,7 +304,7 @@ export class Container implements SandboxContainer {
       Object.keys(env).some((key) => !ENV_NAME.test(key)) ||
       texts.some((text) => text.includes("\0")) ||
       texts.reduce((size, text) => size + text.length, 0) + (options.stdin?.length ?? 0) >
-        MAX_CHANNEL_REQUEST * 3 / 4
+        MAX_CHANNEL_INPUT
     ) return undefined;
     let resolveSession!: (sid: string | undefined) => void;
     const session = new Promise<string | undefined>((resolve) => (resolveSession = resolve));
