@@ -132,10 +132,12 @@ export type {
   Model,
   ModelRequest,
   ModelResponse,
+  RequestParameters,
   ToolCall,
   ToolSchema,
   Usage,
 } from "./src/model/model.ts";
+export type { ProviderOptions, ReasoningEffort } from "./src/model/provider_options.ts";
 export { openAiModel, type OpenAiOptions } from "./src/model/openai.ts";
 export { anthropicModel, type AnthropicOptions } from "./src/model/anthropic.ts";
 export type { HttpDeps, RetryPolicy } from "./src/model/_http.ts";
@@ -190,7 +192,7 @@ export { Docker, type DockerCallOptions, type DockerResult } from "./src/sandbox
 // Running.
 export { type EvalDeps, type EvalRequest, runEval } from "./src/eval/run_eval.ts";
 export type { EvalOutcome, Progress, RunDeps } from "./src/eval/run_lifecycle.ts";
-export type { LoopSettings, ReplaySettings } from "./src/eval/loop_settings.ts";
+export type { LoopSettings, ProviderSettings, ReplaySettings } from "./src/eval/loop_settings.ts";
 export type { AgentNeeds } from "./src/eval/agent_registry.ts";
 export type { CrashHook, TrialPlan } from "./src/eval/trial.ts";
 export type { StagedTask } from "./src/eval/staged_task.ts";
@@ -249,6 +251,7 @@ export {
 
 // Results, statistics and reports.
 export { buildResults, type Results, RESULTS_SCHEMA } from "./src/report/results.ts";
+export { renderJunit } from "./src/report/junit.ts";
 export {
   readTrajectory,
   type Trajectory,
@@ -265,6 +268,7 @@ export {
   type Spread,
   type TrialSample,
 } from "./src/stats/run_stats.ts";
+export type { PromptCacheStats } from "./src/stats/prompt_cache.ts";
 export { type ComparedRun, compareRuns, type Comparison, type Flip } from "./src/stats/compare.ts";
 export { decideGate, type Gate, type GateOutcome, parseGate } from "./src/stats/gate.ts";
 export { renderComparisonHtml, renderHtml } from "./src/report/html.ts";

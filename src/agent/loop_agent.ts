@@ -24,6 +24,7 @@ import {
   type Model,
   type ModelRequest,
   type ModelResponse,
+  type RequestParameters,
   type ToolCall,
   totalInput,
 } from "../model/model.ts";
@@ -79,6 +80,13 @@ export interface LoopAgentOptions {
   runTool?: (call: PendingCall, run: () => Promise<ToolResult>) => Promise<RecordedResult>;
   /** Fault injection at named points of a step (a crash knob); told whether the trial was resumed. */
   crash?: (point: CrashPoint, step: number, resumed: boolean) => Promise<void>;
+  /**
+   * `--max-output-tokens`: every request's output budget (and the context reserved for it), in
+   * place of the task's `context.reserve_output_tokens`.
+   */
+  maxOutputTokens?: number;
+  /** The user's request parameters (`--temperature`, ...): on every request, fingerprinted. */
+  parameters?: RequestParameters;
 }
 
 /**
@@ -115,6 +123,7 @@ export function loopAgent(options: LoopAgentOptions): Agent {
       const policy = options.policyFor(task);
       const price = options.priceFor(model);
       const system = (options.systemPrompt ?? systemPrompt)(task);
+      const outputTokens = options.maxOutputTokens ?? task.manifest.context.reserve_output_tokens;
       let messages: Message[] = [{ role: "user", content: task.instruction }];
       const counters: RunCounters = {
         ...ZERO_COUNTERS,
@@ -159,7 +168,7 @@ export function loopAgent(options: LoopAgentOptions): Agent {
 
           const fitted = fitContext(system, messages, schemas, {
             maxTokens: task.manifest.context.max_tokens,
-            reserveOutputTokens: task.manifest.context.reserve_output_tokens,
+            reserveOutputTokens: outputTokens,
             strategy: task.manifest.context.strategy,
           }, options.counter);
           if (fitted.kind === "prefix_too_large") {
@@ -179,7 +188,8 @@ export function loopAgent(options: LoopAgentOptions): Agent {
             system,
             messages,
             tools: schemas,
-            maxOutputTokens: task.manifest.context.reserve_output_tokens,
+            maxOutputTokens: outputTokens,
+            ...(options.parameters ? { parameters: options.parameters } : {}),
           };
           const estimate = requestTokens(options.counter, request) + request.maxOutputTokens;
           if (counters.totalTokens + estimate > limits.max_total_tokens) {
@@ -234,7 +244,11 @@ export function loopAgent(options: LoopAgentOptions): Agent {
               return stop(
                 "truncated",
                 `the model's answer was cut at its output limit (${request.maxOutputTokens} ` +
-                  `tokens, context.reserve_output_tokens) without a tool call`,
+                  `tokens, ${
+                    options.maxOutputTokens === undefined
+                      ? "context.reserve_output_tokens"
+                      : "--max-output-tokens"
+                  }) without a tool call`,
               );
             }
             counters.finished = true;

@@ -18,7 +18,12 @@ import { reportCommand } from "./commands/report.ts";
 import { resumeCommand } from "./commands/resume.ts";
 import { showCommand } from "./commands/show.ts";
 import { statsCommand } from "./commands/stats.ts";
-import { tasksCheckCommand, tasksExportCommand, tasksListCommand } from "./commands/tasks.ts";
+import {
+  tasksCheckCommand,
+  tasksExportCommand,
+  tasksListCommand,
+  tasksNewCommand,
+} from "./commands/tasks.ts";
 import { verifyCommand } from "./commands/verify.ts";
 import type { Io } from "./io.ts";
 import { checkPathAccess, notPermittedMessage } from "./path_access.ts";
@@ -28,6 +33,7 @@ export const COMMANDS: readonly Command[] = [
   evalCommand,
   tasksCheckCommand,
   tasksListCommand,
+  tasksNewCommand,
   tasksExportCommand,
   resumeCommand,
   replayCommand,

@@ -12,9 +12,28 @@ import { type Command, type CommandContext, taskPaths } from "./command.ts";
 import { resolveHome } from "./state.ts";
 import { statOrNull } from "./_stat_or_null.ts";
 
-/** How the permission set confines files, shown in every refusal. */
-const CONFINEMENT = "verdict's permission set lets it read and write only inside the project " +
-  `folder (deno.json "permissions.verdict"; the compiled binary carries the same set)`;
+/**
+ * How the permissions confine files, shown in every refusal, and where to keep files instead. The
+ * installed command and the compiled binary may read and write the folder they run from (their
+ * flags say `.`); `deno task verdict` runs from Verdict's own folder under deno.json's
+ * `permissions.verdict`, which names that folder. Only `deno run -P=verdict` started elsewhere
+ * runs from a folder outside its scope.
+ */
+function confinement(): { why: string; inside: string } {
+  const folder = Deno.cwd();
+  if (Deno.permissions.querySync({ name: "write", path: folder }).state === "granted") {
+    return {
+      why: `verdict reads and writes only inside the folder it runs from, ${folder}`,
+      inside: `inside ${folder}, or run verdict from a folder that holds it`,
+    };
+  }
+  return {
+    why: `verdict reads and writes only inside Verdict's own folder here (deno.json ` +
+      `"permissions.verdict"), and the folder it runs from, ${folder}, is outside it`,
+    inside: `inside Verdict's folder, or install the command (deno task install) and run ` +
+      `verdict from your project folder`,
+  };
+}
 
 /**
  * Throws a {@linkcode UsageError} for the first path argument the process may not read or write
@@ -76,8 +95,9 @@ export function checkPathAccess(
  */
 export function notPermittedMessage(error: Error): string {
   const what = error.message.split(", run again with")[0];
-  return `not permitted: ${what}; ${CONFINEMENT}. Fix: keep task folders, the state directory ` +
-    `and report files inside it`;
+  const { why, inside } = confinement();
+  return `not permitted: ${what}; ${why}. Fix: keep task folders, the state directory and ` +
+    `report files ${inside}`;
 }
 
 function requireAccess(access: "read" | "write", path: string, given: string): void {
@@ -85,14 +105,15 @@ function requireAccess(access: "read" | "write", path: string, given: string): v
   if (Deno.permissions.querySync({ name: access, path }).state === "granted") {
     const target = followLinks(path, access, given);
     if (target === undefined) return;
+    const { why, inside } = confinement();
     throw new UsageError(
       `cannot ${access} ${path}, given as ${given}: a symlink leads it to ${target}, and ` +
-        `${CONFINEMENT}. Fix: give a path inside the project folder that no link leads out of`,
+        `${why}. Fix: give a path that no link leads out of, ${inside}`,
     );
   }
+  const { why, inside } = confinement();
   throw new UsageError(
-    `cannot ${access} ${path}, given as ${given}: ${CONFINEMENT}. Fix: give a path inside the ` +
-      `project folder`,
+    `cannot ${access} ${path}, given as ${given}: ${why}. Fix: give a path ${inside}`,
   );
 }
 

@@ -20,6 +20,23 @@ export interface ReplaySettings {
   source: "run" | "session";
 }
 
+/**
+ * The provider options a run was made with (`--temperature`, ...), each recorded only when given;
+ * a secret header's value is `[redacted]`.
+ */
+export interface ProviderSettings {
+  /** `--temperature`. */
+  temperature?: number;
+  /** `--max-output-tokens`. */
+  max_output_tokens?: number;
+  /** `--reasoning-effort`. */
+  reasoning_effort?: "low" | "medium" | "high";
+  /** `--header K:V`, by lower-case name. */
+  headers?: Record<string, string>;
+  /** `--retries`. */
+  retries?: number;
+}
+
 /** The loop agent's recorded settings. */
 export interface LoopSettings {
   /** The model endpoint without credentials; null for models with none (scripted, replay). */
@@ -36,6 +53,8 @@ export interface LoopSettings {
   tools: string[];
   /** The replayed record, for a `replay:` model. */
   replay?: ReplaySettings;
+  /** The provider options, when any was given (absent otherwise, so run ids stay as they were). */
+  provider_options?: ProviderSettings;
 }
 
 const SCHEMA = z.object({
@@ -50,6 +69,13 @@ const SCHEMA = z.object({
     model: z.string(),
     record_sha256: z.string(),
     source: z.enum(["run", "session"]),
+  }).optional(),
+  provider_options: z.object({
+    temperature: z.number().optional(),
+    max_output_tokens: z.number().int().min(1).optional(),
+    reasoning_effort: z.enum(["low", "medium", "high"]).optional(),
+    headers: z.record(z.string(), z.string()).optional(),
+    retries: z.number().int().min(0).optional(),
   }).optional(),
 });
 type _SchemaMatchesLoopSettings = Expect<Same<z.output<typeof SCHEMA>, LoopSettings>>;

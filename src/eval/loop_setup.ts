@@ -13,11 +13,19 @@ import { UsageError } from "../core/errors.ts";
 import { readInputFile } from "../core/input_file.ts";
 import { sha256Hex } from "../core/hash.ts";
 import { ANTHROPIC_DEFAULT_BASE_URL, anthropicModel } from "../model/anthropic.ts";
-import { DEFAULT_REQUEST_TIMEOUT_MS, DEFAULT_RETRY } from "../model/_http.ts";
+import { DEFAULT_REQUEST_TIMEOUT_MS } from "../model/_http.ts";
 import type { Model } from "../model/model.ts";
-import { formatModelSpec, parseModelSpec } from "../model/model_spec.ts";
+import { formatModelSpec, type ModelSpec, parseModelSpec } from "../model/model_spec.ts";
 import { OPENAI_DEFAULT_BASE_URL, openAiModel } from "../model/openai.ts";
 import { parsePrices, type Price, SCRIPTED_PRICE } from "../model/prices.ts";
+import {
+  checkProviderOptions,
+  type ProviderOptions,
+  recordedHeaders,
+  requestParameters,
+  retryPolicy,
+} from "../model/provider_options.ts";
+import { REDACTED } from "../model/redaction.ts";
 import { scriptedModel } from "../model/scripted.ts";
 import { heuristicCounter } from "../model/tokens.ts";
 import { DEFAULT_POLICY } from "../policy/default_policy.ts";
@@ -25,7 +33,7 @@ import type { Policy } from "../policy/policy.ts";
 import { loadPolicy } from "../policy/policy_file.ts";
 import type { Task } from "../task/task.ts";
 import { BUILTIN_TOOLS } from "../tools/builtin_tools.ts";
-import type { LoopSettings } from "./loop_settings.ts";
+import type { LoopSettings, ProviderSettings } from "./loop_settings.ts";
 import { loadReplaySource } from "./replay_model.ts";
 import type { SessionDriver } from "./session_driver.ts";
 import { type GatewayModel, trialGateways } from "./gateway_setup.ts";
@@ -58,6 +66,8 @@ export interface LoopChoices {
   home?: string;
   /** `--repeat`: the repeats a `replay:RUN` record must cover (default 1). */
   repeat?: number;
+  /** `--temperature`, `--max-output-tokens`, `--reasoning-effort`, `--header`, `--retries`. */
+  providerOptions?: ProviderOptions;
 }
 
 /** The assembled agent and what the run records about it. */
@@ -94,6 +104,8 @@ export async function setupLoopAgent(
   tasks: readonly Task[],
 ): Promise<LoopSetup> {
   const spec = parseModelSpec(choices.model);
+  const provider = choices.providerOptions ?? {};
+  checkOptionsFor(spec, provider, choices.forReplay === true);
   const replay = spec.kind === "replay"
     ? loadReplaySource(choices.home, spec.source, tasks, choices.repeat ?? 1)
     : undefined;
@@ -153,12 +165,14 @@ export async function setupLoopAgent(
       );
     }
     const url = baseUrl;
+    const headers = provider.headers ?? {};
+    const retry = retryPolicy(provider.retries);
     gatewayModel = {
       kind: "live",
-      upstream: { provider: spec.kind, model: spec.model, baseUrl: url, apiKey },
+      upstream: { provider: spec.kind, model: spec.model, baseUrl: url, apiKey, headers },
       http: {
         clock: choices.clock,
-        retry: DEFAULT_RETRY,
+        retry,
         requestTimeoutMs: choices.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS,
       },
     };
@@ -166,7 +180,7 @@ export async function setupLoopAgent(
       const http = {
         clock: choices.clock,
         rng: context.rng.stream("retry"),
-        retry: DEFAULT_RETRY,
+        retry,
         requestTimeoutMs: choices.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS,
         secrets: [], // each provider redacts its own key and base-URL credentials
         onRetry: (attempt: EventPayload<typeof EVENT.modelRetry>) =>
@@ -174,8 +188,8 @@ export async function setupLoopAgent(
       };
       return Promise.resolve(
         openai
-          ? openAiModel({ model: spec.model, baseUrl: url, apiKey }, http)
-          : anthropicModel({ model: spec.model, baseUrl: url, apiKey }, http),
+          ? openAiModel({ model: spec.model, baseUrl: url, apiKey, headers }, http)
+          : anthropicModel({ model: spec.model, baseUrl: url, apiKey, headers }, http),
       );
     };
   } else {
@@ -190,6 +204,7 @@ export async function setupLoopAgent(
     cost: choices.noCost ? "unknown" : "priced",
     tools: BUILTIN_TOOLS.map((tool) => tool.schema.name),
     ...(replay ? { replay: replay.settings } : {}),
+    ...providerSettings(provider),
   };
   const knob = spec.kind === "scripted" ? spec.crash : null;
   const onCrash = choices.onCrash;
@@ -199,12 +214,17 @@ export async function setupLoopAgent(
         ? onCrash(point, step)
         : Promise.resolve()
     : undefined;
+  const parameters = requestParameters(provider);
   const options = {
     createModel,
     policyFor: (task: Task) => taskPolicies.get(task.id) ?? override,
     priceFor: () => price,
     counter: heuristicCounter,
     crash,
+    ...(provider.maxOutputTokens !== undefined
+      ? { maxOutputTokens: provider.maxOutputTokens }
+      : {}),
+    ...(parameters ? { parameters } : {}),
   };
   return {
     agent: loopAgent(options),
@@ -250,8 +270,12 @@ export async function setupLoopAgent(
  */
 export function recordedChoices(
   config: { model: string | null; settings: LoopSettings | null; repeat: number },
-): Pick<LoopChoices, "model" | "baseUrl" | "pricesFile" | "noCost" | "policyFile" | "repeat"> {
+): Pick<
+  LoopChoices,
+  "model" | "baseUrl" | "pricesFile" | "noCost" | "policyFile" | "repeat" | "providerOptions"
+> {
   const settings = config.settings;
+  const provider = settings?.provider_options;
   return {
     model: config.model ?? "scripted",
     repeat: config.repeat,
@@ -259,7 +283,66 @@ export function recordedChoices(
     pricesFile: settings?.prices_file ?? undefined,
     noCost: settings?.cost === "unknown",
     policyFile: settings === null || settings.policy === "default" ? undefined : settings.policy,
+    ...(provider
+      ? {
+        providerOptions: {
+          temperature: provider.temperature,
+          maxOutputTokens: provider.max_output_tokens,
+          reasoningEffort: provider.reasoning_effort,
+          headers: provider.headers,
+          retries: provider.retries,
+        },
+      }
+      : {}),
   };
+}
+
+/** The options as recorded: only those given; nothing when none was (the run id stays as it was). */
+function providerSettings(options: ProviderOptions): { provider_options?: ProviderSettings } {
+  const recorded: ProviderSettings = {
+    ...(options.temperature !== undefined ? { temperature: options.temperature } : {}),
+    ...(options.maxOutputTokens !== undefined
+      ? { max_output_tokens: options.maxOutputTokens }
+      : {}),
+    ...(options.reasoningEffort !== undefined ? { reasoning_effort: options.reasoningEffort } : {}),
+    ...(options.headers && Object.keys(options.headers).length > 0
+      ? { headers: recordedHeaders(options.headers) }
+      : {}),
+    ...(options.retries !== undefined ? { retries: options.retries } : {}),
+  };
+  return Object.keys(recorded).length > 0 ? { provider_options: recorded } : {};
+}
+
+/**
+ * Refuses options the model cannot take: the provider's own limits (see `provider_options.ts`),
+ * any but `--max-output-tokens` for the scripted model, which has no sampling, headers or
+ * network, and a secret header whose value a record could not keep (a resumed run).
+ */
+function checkOptionsFor(spec: ModelSpec, options: ProviderOptions, forReplay: boolean): void {
+  if (spec.kind === "openai" || spec.kind === "anthropic") {
+    checkProviderOptions(spec.kind, spec.model, options);
+  }
+  if (spec.kind === "scripted") {
+    const given = [
+      options.temperature !== undefined && "--temperature",
+      options.reasoningEffort !== undefined && "--reasoning-effort",
+      options.headers !== undefined && Object.keys(options.headers).length > 0 && "--header",
+      options.retries !== undefined && "--retries",
+    ].filter((flag) => flag !== false);
+    if (given.length > 0) {
+      throw new UsageError(
+        `${given.join(", ")}: for openai: and anthropic: models (and replay: of a run made with ` +
+          `them); the scripted model takes none; drop ${given.length > 1 ? "them" : "it"}`,
+      );
+    }
+  }
+  const lost = Object.entries(options.headers ?? {}).find(([, value]) => value === REDACTED);
+  if (lost && !forReplay && spec.kind !== "replay") {
+    throw new UsageError(
+      `--header ${lost[0]}: its value is a secret, which a run never records, so it cannot be ` +
+        `sent again; run the eval again with --header ${lost[0]}:VALUE`,
+    );
+  }
 }
 
 /**

@@ -302,6 +302,7 @@ export function requestDifference(
       system: part(request.system),
       tools: part(request.tools),
       maxOutputTokens: request.max_output_tokens,
+      ...(request.parameters ? { parameters: request.parameters } : {}),
       messages: messages.map(part),
     };
     return firstDifference(recorded, JSON.parse(JSON.stringify(actual)));

@@ -17,6 +17,7 @@
 import type { HttpDeps } from "../model/_http.ts";
 import { ANTHROPIC_VERSION } from "../model/anthropic.ts";
 import { ModelRejected, ModelUnavailable } from "../model/model_errors.ts";
+import { headerSecrets } from "../model/provider_options.ts";
 import { redactText, urlCredentials } from "../model/redaction.ts";
 import { answerUsage } from "./answer_usage.ts";
 import type { GatewayAnswer, GatewayBackend, GatewayCall, WireFormat } from "./gateway.ts";
@@ -32,6 +33,11 @@ export interface LiveUpstream {
   baseUrl: string;
   /** The real API key (sent upstream only; empty for a local server that takes none). */
   apiKey: string;
+  /**
+   * `--header K:V`, by lower-case name: on every forwarded request, over Verdict's own headers;
+   * an `anthropic-beta` joins the betas the agent asked for.
+   */
+  headers?: Record<string, string>;
 }
 
 /** An attempt that another attempt may fix. */
@@ -82,7 +88,13 @@ export function upstreamUrl(
  * ```
  */
 export function liveBackend(upstream: LiveUpstream, http: HttpDeps): GatewayBackend {
-  const secrets = [...http.secrets, upstream.apiKey, ...urlCredentials(upstream.baseUrl)];
+  const extra = upstream.headers ?? {};
+  const secrets = [
+    ...http.secrets,
+    upstream.apiKey,
+    ...urlCredentials(upstream.baseUrl),
+    ...headerSecrets(extra),
+  ];
   const redact = (text: string) => redactText(text, secrets);
   const spec = `${upstream.provider}:${upstream.model}`;
   return {
@@ -108,7 +120,12 @@ export function liveBackend(upstream: LiveUpstream, http: HttpDeps): GatewayBack
           : upstream.apiKey
           ? { authorization: `Bearer ${upstream.apiKey}` }
           : {}),
+        ...extra,
       };
+      const betas = [call.betas, extra["anthropic-beta"]].filter(Boolean);
+      if (upstream.provider === "anthropic" && betas.length > 0) {
+        headers["anthropic-beta"] = betas.join(",");
+      }
       const started = http.clock.monotonic();
       for (let attempt = 1;; attempt++) {
         const outcome = await sendOnce(url, headers, call, signal, http, redact);

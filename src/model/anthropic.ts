@@ -4,9 +4,11 @@
  *
  * @module
  */
+import { withPromptCache } from "./_anthropic_cache.ts";
 import { type HttpDeps, postJson } from "./_http.ts";
 import type { Message, Model, ModelRequest, ModelResponse, ToolCall } from "./model.ts";
 import { MalformedResponse } from "./model_errors.ts";
+import { headerSecrets } from "./provider_options.ts";
 import { redactResponse, urlCredentials } from "./redaction.ts";
 
 /** The default base URL (the host root, as usual for this API). */
@@ -26,6 +28,11 @@ export interface AnthropicOptions {
   baseUrl: string;
   /** The API key (sent as `x-api-key`). */
   apiKey: string;
+  /**
+   * Extra request headers (`--header`, such as `anthropic-beta`), by lower-case name; they win
+   * over Verdict's own.
+   */
+  headers?: Record<string, string>;
 }
 
 type Block = Record<string, unknown>;
@@ -49,7 +56,18 @@ type Block = Record<string, unknown>;
  */
 export function anthropicModel(options: AnthropicOptions, http: HttpDeps): Model {
   const url = `${options.baseUrl.replace(/\/+$/, "")}/v1/messages`;
-  const secrets = [...http.secrets, options.apiKey, ...urlCredentials(options.baseUrl)];
+  const extra = options.headers ?? {};
+  const secrets = [
+    ...http.secrets,
+    options.apiKey,
+    ...urlCredentials(options.baseUrl),
+    ...headerSecrets(extra),
+  ];
+  const headers = {
+    "x-api-key": options.apiKey,
+    "anthropic-version": ANTHROPIC_VERSION,
+    ...extra,
+  };
   return {
     spec: `anthropic:${options.model}`,
     remote: true,
@@ -57,8 +75,8 @@ export function anthropicModel(options: AnthropicOptions, http: HttpDeps): Model
       const body = await postJson({
         provider: "anthropic",
         url,
-        headers: { "x-api-key": options.apiKey, "anthropic-version": ANTHROPIC_VERSION },
-        body: toAnthropicRequest(options.model, request),
+        headers,
+        body: withPromptCache(toAnthropicRequest(options.model, request)),
         signal,
       }, { ...http, secrets });
       // An endpoint can echo the key: nothing past this point (the agent, the record) sees it.
@@ -70,6 +88,7 @@ export function anthropicModel(options: AnthropicOptions, http: HttpDeps): Model
 /**
  * The Messages request body: consecutive turns of the same role are merged, because the API
  * requires user and assistant turns to alternate, and tool results come first in their turn.
+ * `temperature` is sent when the request's parameters hold one.
  *
  * @example
  * ```ts
@@ -104,6 +123,9 @@ export function toAnthropicRequest(model: string, request: ModelRequest): Record
     max_tokens: request.maxOutputTokens,
     system: request.system,
     messages: turns,
+    ...(request.parameters?.temperature !== undefined
+      ? { temperature: request.parameters.temperature }
+      : {}),
     ...(request.tools.length > 0
       ? {
         tools: request.tools.map((tool) => ({

@@ -1,7 +1,10 @@
 /**
  * A request's fingerprint: a hash over its system prompt, tool schemas, parameters and messages,
  * each part named by the sha256 of its canonical JSON and the messages chained in order
- * (`link_i = sha256(link_{i-1} + message_i)`). Two requests with the same fingerprint are the
+ * (`link_i = sha256(link_{i-1} + message_i)`). The parameters are the output budget and, when the
+ * user chose any, the request's `parameters` (temperature, reasoning effort, headers with secret
+ * values redacted), hashed as canonical JSON on a line of their own; a request without them keeps
+ * the fingerprint it had before they existed. Two requests with the same fingerprint are the
  * same request. A {@linkcode RequestFingerprinter} keeps the chain of the previous request, so a
  * request that extends it costs one hash per new message, however long the history.
  *
@@ -9,7 +12,7 @@
  */
 import { canonicalJson } from "../core/canonical_json.ts";
 import { type Sha256Hex, sha256Hex } from "../core/hash.ts";
-import type { Message, ModelRequest, ToolSchema } from "./model.ts";
+import type { Message, ModelRequest, RequestParameters, ToolSchema } from "./model.ts";
 
 const canonicalMessages = new WeakMap<Message, CanonicalMessage>();
 const toolHashes = new WeakMap<readonly ToolSchema[], Sha256Hex>();
@@ -62,6 +65,8 @@ export interface RequestManifest {
   tools: Sha256Hex;
   /** The output budget. */
   max_output_tokens: number;
+  /** The user's sampling and transport settings; absent when none were chosen. */
+  parameters?: RequestParameters;
   /** sha256 of each message's canonical JSON, in order. */
   messages: Sha256Hex[];
 }
@@ -117,14 +122,17 @@ export class RequestFingerprinter {
       this.#system = request.system;
       this.#systemHash = sha256Hex(canonicalJson(request.system));
     }
-    const manifest = {
+    const parameters = request.parameters;
+    const manifest: RequestManifest = {
       system: this.#systemHash,
       tools: toolsHash(request.tools),
       max_output_tokens: request.maxOutputTokens,
+      ...(parameters ? { parameters } : {}),
       messages: [...this.#hashes],
     };
+    const parametersLine = parameters ? `${sha256Hex(canonicalJson(parameters))}\n` : "";
     const fingerprint = sha256Hex(
-      `verdict.request/1\n${manifest.system}\n${manifest.tools}\n${manifest.max_output_tokens}\n${
+      `verdict.request/1\n${manifest.system}\n${manifest.tools}\n${manifest.max_output_tokens}\n${parametersLine}${
         this.#chain.at(-1) ?? ""
       }`,
     );

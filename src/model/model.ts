@@ -41,7 +41,27 @@ export interface ModelRequest {
   tools: ToolSchema[];
   /** The most tokens the answer may have. */
   maxOutputTokens: number;
+  /**
+   * Sampling and transport settings the user chose (`--temperature`, `--reasoning-effort`,
+   * `--header`): part of the fingerprint, so a replay notices a changed one. Absent when none
+   * was chosen, so requests made without them keep their fingerprints.
+   */
+  parameters?: RequestParameters;
 }
+
+/**
+ * A request's user-chosen settings, as recorded. Headers are by lower-case name; the value of one
+ * whose name says it holds a secret (`authorization`, `*-key`, `*token*`, ...) is
+ * `[redacted]` here: the real value goes on the wire only (see `provider_options.ts`).
+ */
+export type RequestParameters = {
+  /** `--temperature`. */
+  temperature?: number;
+  /** `--reasoning-effort` (OpenAI reasoning models). */
+  reasoning_effort?: "low" | "medium" | "high";
+  /** `--header K:V`, secret values redacted. */
+  headers?: Record<string, string>;
+};
 
 /** Tokens a call used, as the provider counted them. */
 export interface Usage {

@@ -7,6 +7,8 @@
 import { type HttpDeps, postJson } from "./_http.ts";
 import type { Message, Model, ModelRequest, ModelResponse, ToolCall } from "./model.ts";
 import { MalformedResponse } from "./model_errors.ts";
+import { openAiFamily } from "./openai_family.ts";
+import { headerSecrets } from "./provider_options.ts";
 import { redactResponse, urlCredentials } from "./redaction.ts";
 
 /** The default base URL (ending in `/v1`, as usual for this protocol). */
@@ -20,6 +22,8 @@ export interface OpenAiOptions {
   baseUrl: string;
   /** The API key (sent as a bearer token; may be empty for local servers). */
   apiKey: string;
+  /** Extra request headers (`--header`), by lower-case name; they win over Verdict's own. */
+  headers?: Record<string, string>;
 }
 
 /**
@@ -41,7 +45,17 @@ export interface OpenAiOptions {
  */
 export function openAiModel(options: OpenAiOptions, http: HttpDeps): Model {
   const url = `${options.baseUrl.replace(/\/+$/, "")}/chat/completions`;
-  const secrets = [...http.secrets, options.apiKey, ...urlCredentials(options.baseUrl)];
+  const extra = options.headers ?? {};
+  const secrets = [
+    ...http.secrets,
+    options.apiKey,
+    ...urlCredentials(options.baseUrl),
+    ...headerSecrets(extra),
+  ];
+  const headers = {
+    ...(options.apiKey ? { authorization: `Bearer ${options.apiKey}` } : {}),
+    ...extra,
+  };
   return {
     spec: `openai:${options.model}`,
     remote: true,
@@ -49,7 +63,7 @@ export function openAiModel(options: OpenAiOptions, http: HttpDeps): Model {
       const body = await postJson({
         provider: "openai",
         url,
-        headers: options.apiKey ? { authorization: `Bearer ${options.apiKey}` } : {},
+        headers,
         body: toOpenAiRequest(options.model, request),
         signal,
       }, { ...http, secrets });
@@ -60,7 +74,9 @@ export function openAiModel(options: OpenAiOptions, http: HttpDeps): Model {
 }
 
 /**
- * The Chat Completions request body for a request.
+ * The Chat Completions request body for a request. A reasoning model (see `openai_family.ts`) gets
+ * the system prompt as a `developer` message; `temperature` and `reasoning_effort` are sent when
+ * the request's parameters hold them.
  *
  * @example
  * ```ts
@@ -73,10 +89,14 @@ export function openAiModel(options: OpenAiOptions, http: HttpDeps): Model {
  * ```
  */
 export function toOpenAiRequest(model: string, request: ModelRequest): Record<string, unknown> {
+  const parameters = request.parameters ?? {};
   return {
     model,
     messages: [
-      { role: "system", content: request.system },
+      {
+        role: openAiFamily(model) === "reasoning" ? "developer" : "system",
+        content: request.system,
+      },
       ...request.messages.map(toOpenAiMessage),
     ],
     ...(request.tools.length > 0
@@ -88,6 +108,10 @@ export function toOpenAiRequest(model: string, request: ModelRequest): Record<st
       }
       : {}),
     max_completion_tokens: request.maxOutputTokens,
+    ...(parameters.temperature !== undefined ? { temperature: parameters.temperature } : {}),
+    ...(parameters.reasoning_effort !== undefined
+      ? { reasoning_effort: parameters.reasoning_effort }
+      : {}),
   };
 }
 

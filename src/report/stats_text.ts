@@ -6,6 +6,7 @@
 import { formatUsd, usd } from "../core/money.ts";
 import type { Comparison } from "../stats/compare.ts";
 import type { GateOutcome } from "../stats/gate.ts";
+import type { PromptCacheStats } from "../stats/prompt_cache.ts";
 import type { RewardStats, RunStats } from "../stats/run_stats.ts";
 import type { RunStatus } from "../store/run_table.ts";
 
@@ -83,6 +84,9 @@ export function statsText(run: string, stats: RunStats, progress?: RunProgress):
       overall.steps.p95 ?? "-"
     }; wall time median ` +
     `${seconds(overall.wall_ms.median)}, p95 ${seconds(overall.wall_ms.p95)}`,
+    ...(usedPromptCache(overall.prompt_cache)
+      ? [`  prompt cache: ${promptCacheText(overall.prompt_cache)}`]
+      : []),
     `  flaky: ${overall.flaky.length > 0 ? overall.flaky.join(", ") : "none"}`,
     ...(overall.reward ? [`  reward: ${rewardText(overall.reward)}`] : []),
   ];
@@ -113,6 +117,43 @@ export function statsText(run: string, stats: RunStats, progress?: RunProgress):
     ...(overall.reward ? [task.reward ? rewardText(task.reward) : "-"] : []),
   ]);
   return `${lines.join("\n")}\n\n${columns([header, ...rows])}`;
+}
+
+// A model that never touched a prefix cache (the scripted one, most local servers) gets no line.
+function usedPromptCache(cache: PromptCacheStats | undefined): cache is PromptCacheStats {
+  return cache !== undefined && cache.cache_read_tokens + cache.cache_write_tokens > 0;
+}
+
+/**
+ * The provider's prefix cache on a run's model input, in words: the hit rate, the tokens and the
+ * dollars it saved; `n/a` for a run with no model input.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { promptCacheText } from "./stats_text.ts";
+ * const cache = {
+ *   input_tokens: 4000, cache_read_tokens: 3000, cache_write_tokens: 500, hit_rate: 0.75,
+ *   tokens_saved: 3000, saved_usd: 0.0081,
+ * };
+ * assert.equal(
+ *   promptCacheText(cache),
+ *   "hit rate 75.0% (3000 of 4000 input tokens read from the cache, 500 written); 3000 tokens saved, $0.008100 saved",
+ * );
+ * ```
+ */
+export function promptCacheText(cache: PromptCacheStats): string {
+  if (cache.hit_rate === null) return "n/a (no model input)";
+  const money = cache.saved_usd === null
+    ? "money saved unknown (the run's prices file is not at hand)"
+    : cache.saved_usd < 0
+    ? `${dollars(-cache.saved_usd)} more than without it (cache writes not read back)`
+    : `${dollars(cache.saved_usd)} saved`;
+  return `hit rate ${
+    percent(cache.hit_rate)
+  } (${cache.cache_read_tokens} of ${cache.input_tokens} ` +
+    `input tokens read from the cache, ${cache.cache_write_tokens} written); ` +
+    `${cache.tokens_saved} tokens saved, ${money}`;
 }
 
 // A Harbor task's mean reward over the trials whose verifier wrote one.

@@ -8,6 +8,7 @@
 import { usd, usdToNumber } from "../core/money.ts";
 import type { TrialSummary } from "../store/trial_record.ts";
 import { passAtK, passHatK, quantile, wilson } from "./estimators.ts";
+import type { PromptCacheStats } from "./prompt_cache.ts";
 
 /**
  * What statistics need of a trial: a stored trial summary without its repeat (a `results.json`
@@ -35,7 +36,6 @@ export interface PassStats {
   pass_hat_k: Record<string, number>;
 }
 
-/** A median and a 95th percentile. */
 /** Rewards of Harbor trials. */
 export interface RewardStats {
   /** The mean reward. */
@@ -70,13 +70,16 @@ export interface RunStats {
     buckets: Record<string, { count: number; reasons: Record<string, number> }>;
     /** Harbor tasks' rewards, when any trial had one. */
     reward?: RewardStats;
+    /** The provider's prefix cache on the run's model input, when it was measured. */
+    prompt_cache?: PromptCacheStats;
   };
   /** Per task, by task id (the reward when its trials had one). */
   tasks: (PassStats & { flaky: boolean; reward?: RewardStats })[];
 }
 
 /**
- * Computes a run's statistics.
+ * Computes a run's statistics; `promptCache`, measured from the run's record, is reported with
+ * the overall group.
  *
  * @example
  * ```ts
@@ -90,7 +93,10 @@ export interface RunStats {
  * assert(stats.overall.pass_rate === 0.75 && stats.overall.flaky[0] === "a");
  * ```
  */
-export function runStats(trials: readonly TrialSample[]): RunStats {
+export function runStats(
+  trials: readonly TrialSample[],
+  promptCache?: PromptCacheStats,
+): RunStats {
   const byTask = new Map<string, TrialSample[]>();
   for (const trial of trials) {
     const list = byTask.get(trial.task);
@@ -149,6 +155,7 @@ export function runStats(trials: readonly TrialSample[]): RunStats {
       wall_ms: spread(trials.map((trial) => trial.duration_ms)),
       buckets,
       ...meanReward(trials),
+      ...(promptCache ? { prompt_cache: promptCache } : {}),
     },
     tasks,
   };

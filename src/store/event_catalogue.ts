@@ -175,6 +175,11 @@ const SCHEMAS = {
       system: hash,
       tools: hash,
       max_output_tokens: count,
+      parameters: z.object({
+        temperature: z.number().optional(),
+        reasoning_effort: z.enum(["low", "medium", "high"]).optional(),
+        headers: z.record(z.string(), z.string()).optional(),
+      }).optional(),
       messages: z.array(hash),
       prefix: count,
     }),

@@ -179,6 +179,15 @@ export interface RecordedRequest {
   tools: string;
   /** The output budget. */
   max_output_tokens: number;
+  /**
+   * The user's settings (`--temperature`, `--reasoning-effort`, `--header` with secret values
+   * redacted); absent when none were chosen, and in records made before they existed.
+   */
+  parameters?: {
+    temperature?: number;
+    reasoning_effort?: "low" | "medium" | "high";
+    headers?: Record<string, string>;
+  };
   /** The blobs of the messages after the first `prefix`, which the previous request had. */
   messages: string[];
   /** How many leading messages it shares with the previous request. */

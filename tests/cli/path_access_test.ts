@@ -3,6 +3,8 @@ import { join } from "node:path";
 import { copyTree, PROJECT_ROOT, runVerdict, scratchDir } from "../_verdict.ts";
 
 const OUTSIDE = "/tmp/verdict-outside-the-project";
+// `deno task verdict` runs from Verdict's folder, which its permission set names.
+const HERE = Deno.realPathSync(PROJECT_ROOT);
 
 Deno.test("a path outside the project folder is exit 2 naming the flag, and nothing is written", async () => {
   await using home = await scratchDir("access");
@@ -37,7 +39,8 @@ Deno.test("a path outside the project folder is exit 2 naming the flag, and noth
     const result = await runVerdict(withHome);
     assert.equal(result.code, 2, `${args.join(" ")}: ${result.stderr}`);
     assert.match(result.stderr, expected);
-    assert.match(result.stderr, /Fix: give a path inside the project folder/);
+    assert(result.stderr.includes(`only inside the folder it runs from, ${HERE}.`), result.stderr);
+    assert(result.stderr.includes(`Fix: give a path inside ${HERE}, or run verdict from`));
     assert.doesNotMatch(result.stderr, /internal error|NotCapable/);
   }
   const fromEnv = await runVerdict(["stats", "r"], { env: { VERDICT_HOME: OUTSIDE } });
@@ -61,6 +64,9 @@ Deno.test("run from outside the project: defaults are checked and named, keyword
     const state = await fromOutside(["stats", "r"]);
     assert.equal(state.code, 2, state.stderr);
     assert.match(state.stderr, /cannot write \.verdict, given as the default state directory/);
+    assert.match(state.stderr, /Verdict's own folder here \(deno\.json "permissions\.verdict"\)/);
+    assert(state.stderr.includes(`the folder it runs from, ${await Deno.realPath(outside)}, is`));
+    assert.match(state.stderr, /install the command \(deno task install\) and run verdict from/);
     // `default` names the built-in policy, not a file in the current folder.
     const keyword = await fromOutside(["resume", "r", "--policy", "default", "--home", home.path]);
     assert.equal(keyword.code, 2, keyword.stderr);
@@ -88,9 +94,11 @@ Deno.test("a permission refused while a command works is exit 2 with the path, n
   });
   assert.equal(result.code, 2, result.stderr);
   assert.match(result.stderr, /verdict: not permitted: Requires read access to ".*task\.yaml"/);
-  assert.match(
+  assert(
+    result.stderr.includes(
+      `Fix: keep task folders, the state directory and report files inside ${HERE}, or run`,
+    ),
     result.stderr,
-    /Fix: keep task folders, the state directory and report files inside it/,
   );
   assert.doesNotMatch(result.stderr, /internal error/);
 });
@@ -129,7 +137,7 @@ Deno.test("a symlink out of the project is refused up front, and nothing is read
       const result = await runVerdict(args);
       assert.equal(result.code, 2, `${args.join(" ")}: ${result.stderr}`);
       assert.match(result.stderr, expected);
-      assert.match(result.stderr, /Fix: give a path inside the project folder that no link leads/);
+      assert(result.stderr.includes(`Fix: give a path that no link leads out of, inside ${HERE}`));
       assert.doesNotMatch(result.stderr, /HOST-SECRET|internal error/);
     }
     assert.deepEqual([...Deno.readDirSync(outside)].map((entry) => entry.name), ["secret.yaml"]);

@@ -102,7 +102,9 @@ Deno.test("anthropic: the system prompt has its own field, tool results are user
   assert.equal(sent.path, "/v1/messages");
   assert.equal(sent.headers.get("x-api-key"), KEY);
   assert.equal(sent.headers.get("anthropic-version"), "2023-06-01");
-  assert.equal(sent.body.system, "You fix bugs.");
+  assert.deepEqual(sent.body.system, [
+    { type: "text", text: "You fix bugs.", cache_control: { type: "ephemeral" } },
+  ]);
   const messages = sent.body.messages as { role: string; content: Record<string, unknown>[] }[];
   assert.deepEqual(messages.map((message) => message.role), ["user", "assistant", "user"]);
   assert.deepEqual(messages[1].content.map((block) => block.type), [
@@ -112,7 +114,13 @@ Deno.test("anthropic: the system prompt has its own field, tool results are user
   ]);
   assert.deepEqual(messages[2].content, [
     { type: "tool_result", tool_use_id: "c1", content: "A" },
-    { type: "tool_result", tool_use_id: "c2", content: "no such file", is_error: true },
+    {
+      type: "tool_result",
+      tool_use_id: "c2",
+      content: "no such file",
+      is_error: true,
+      cache_control: { type: "ephemeral" },
+    },
   ]);
   assert.deepEqual(
     (sent.body.tools as Record<string, unknown>[])[0].input_schema,

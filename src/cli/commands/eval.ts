@@ -11,6 +11,7 @@ import { setupLoopAgent } from "../../eval/loop_setup.ts";
 import { KIT_RECIPES } from "../../kit/kit_catalogue.ts";
 import { DEFAULT_REQUEST_TIMEOUT_MS } from "../../model/_http.ts";
 import { runEval } from "../../eval/run_eval.ts";
+import { renderJunit } from "../../report/junit.ts";
 import { parseShard } from "../../eval/shard.ts";
 import { loadSuite, selectTasks } from "../../task/load_suite.ts";
 import { type Command, HOME_OPTION, JSON_OPTION, taskPaths } from "../command.ts";
@@ -18,6 +19,7 @@ import { agentFilesOption } from "../agent_files_option.ts";
 import { crashProcess } from "../crash_process.ts";
 import { count, fraction, MAX_CONCURRENCY, MAX_REPEAT, stringOption } from "../option_values.ts";
 import { progressDisplay } from "../progress.ts";
+import { PROVIDER_OPTIONS, providerFlags, requireProviderFlagsApply } from "../provider_flags.ts";
 import { secondsOption } from "../seconds_option.ts";
 import { sandboxFromEnv, withInterrupt } from "../runtime.ts";
 import { resolveHome } from "../state.ts";
@@ -65,6 +67,7 @@ export const evalCommand: Command = {
       description: "seconds one model request may take, response included (default 600); " +
         "retried like a 5xx",
     },
+    ...PROVIDER_OPTIONS,
     repeat: { type: "string", valueName: "N", description: "trials per task (default 1)" },
     concurrency: { type: "string", valueName: "N", description: "trials at once (default 4)" },
     seed: {
@@ -106,6 +109,12 @@ export const evalCommand: Command = {
       valueName: "X",
       description: "Harbor tasks: a trial passes when its reward is at least X (default 1)",
     },
+    junit: {
+      type: "string",
+      valueName: "FILE",
+      description: "also write the trials as JUnit XML here, for a CI server's test report",
+      path: "write",
+    },
     ...JSON_OPTION,
     ...HOME_OPTION,
   },
@@ -132,6 +141,7 @@ export const evalCommand: Command = {
     const shardText = stringOption(values, "shard");
     const shard = shardText === undefined ? undefined : parseShard(shardText);
     const requestTimeoutMs = secondsOption(values, "request-timeout", DEFAULT_REQUEST_TIMEOUT_MS);
+    const providerOptions = providerFlags(values);
     if (values.prices !== undefined && values["no-cost"] === true) {
       throw new UsageError(
         "--prices and --no-cost contradict each other: --prices prices the model, --no-cost " +
@@ -146,6 +156,7 @@ export const evalCommand: Command = {
         `--model is for agents driven by a model; --agent ${agentNames.join(", ")} uses none`,
       );
     }
+    requireProviderFlagsApply(values, kinds);
     // A sweep: the same tasks, repeats and seed for every agent and model, one run each (an
     // agent that needs no model is given none, so it is built once). A pair whose agent cannot
     // speak the model's API is passed over, unless the agent has no other (its build says why).
@@ -164,6 +175,7 @@ export const evalCommand: Command = {
             env: (name) => io.env(name),
             clock: systemClock,
             requestTimeoutMs,
+            providerOptions,
             onCrash: crashProcess(io),
             home,
             repeat,
@@ -210,6 +222,11 @@ export const evalCommand: Command = {
       printSummary(write, outcome);
       outcomes.push(outcome);
       if (outcome.interrupted) break;
+    }
+    if (typeof values.junit === "string") {
+      const runs = outcomes.map((outcome) => outcome.results);
+      await Deno.writeTextFile(values.junit, renderJunit(runs));
+      write(`junit: ${values.junit}\n`);
     }
     if (json) {
       const results = outcomes.map((outcome) => outcome.results);

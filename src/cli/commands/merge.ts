@@ -110,8 +110,8 @@ function requireReadable(argument: string): void {
   for (const name of ["read", "write"] as const) {
     if (Deno.permissions.querySync({ name, path: argument }).state !== "granted") {
       throw new UsageError(
-        `cannot ${name} ${argument}, given as a shard: verdict's permission set lets it read and ` +
-          `write only inside the project folder. Fix: copy the shard's state folder into it`,
+        `cannot ${name} ${argument}, given as a shard: verdict reads and writes only inside the ` +
+          `folder it runs from, ${Deno.cwd()}. Fix: copy the shard's state folder into it`,
       );
     }
   }

@@ -1,10 +1,12 @@
 /**
- * `verdict report RUN [--html FILE]`: write a run's report.md, results.json and report.html again.
+ * `verdict report RUN [--html FILE] [--junit FILE]`: write a run's report.md, results.json and
+ * report.html again, and with `--junit` its trials as JUnit XML.
  *
  * @module
  */
 import { join } from "node:path";
 import { ExitCode } from "../../core/errors.ts";
+import { renderJunit } from "../../report/junit.ts";
 import { writeRunReports } from "../../report/run_reports.ts";
 import { type Command, HOME_OPTION } from "../command.ts";
 import { findRun, openExistingStore, resolveHome } from "../state.ts";
@@ -21,6 +23,12 @@ export const reportCommand: Command = {
       description: "write the HTML report here instead of the run folder",
       path: "write",
     },
+    junit: {
+      type: "string",
+      valueName: "FILE",
+      description: "also write the trials as JUnit XML here, for a CI server's test report",
+      path: "write",
+    },
     ...HOME_OPTION,
   },
   positionals: { min: 1, max: 1 },
@@ -31,8 +39,12 @@ export const reportCommand: Command = {
       const run = findRun(store, positionals[0]);
       const runDir = join(home, "runs", run.id);
       const html = typeof values.html === "string" ? values.html : join(runDir, "report.html");
-      await writeRunReports(store, run, runDir, html);
+      const results = await writeRunReports(store, run, runDir, html);
       io.out(`${join(runDir, "report.md")}\n${join(runDir, "results.json")}\n${html}\n`);
+      if (typeof values.junit === "string") {
+        await Deno.writeTextFile(values.junit, renderJunit([results]));
+        io.out(`${values.junit}\n`);
+      }
       return ExitCode.yes;
     } finally {
       store.close();

@@ -4,6 +4,7 @@
  * @module
  */
 import { ExitCode } from "../../core/errors.ts";
+import { runPromptCache } from "../../eval/run_prompt_cache.ts";
 import { statsColumnsText, statsText } from "../../report/stats_text.ts";
 import { runStats } from "../../stats/run_stats.ts";
 import { type Command, HOME_OPTION, JSON_OPTION } from "../command.ts";
@@ -19,8 +20,9 @@ export const statsCommand: Command = {
   positionals: { min: 1, max: Infinity },
   details:
     "With several runs, the table has one column per run. --json gives `overall` and `tasks[]`\n" +
-    "(fractions, not percent; `overall.pending` counts trials with no verdict yet); with several\n" +
-    "runs, `runs[]` of those.",
+    "(fractions, not percent; `overall.pending` counts trials with no verdict yet;\n" +
+    "`overall.prompt_cache` the provider's prefix cache: hit rate, tokens and dollars saved); with\n" +
+    "several runs, `runs[]` of those.",
   run({ io, values, positionals }) {
     const store = openExistingStore(resolveHome(values, io));
     try {
@@ -28,7 +30,7 @@ export const statsCommand: Command = {
         const run = findRun(store, id);
         return {
           run: run.id,
-          stats: runStats(store.runs.trialSummaries(run.id)),
+          stats: runStats(store.runs.trialSummaries(run.id), runPromptCache(store, run)),
           progress: { status: run.status, pending: store.runs.unfinishedCount(run.id) },
         };
       });

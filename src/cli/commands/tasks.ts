@@ -1,17 +1,25 @@
 /**
- * `verdict tasks list`, `verdict tasks check` and `verdict tasks export`.
+ * `verdict tasks list`, `verdict tasks check`, `verdict tasks new` and `verdict tasks export`.
  *
  * @module
  */
-import { join } from "node:path";
+import { basename, dirname, join } from "node:path";
 import { ExitCode, UsageError } from "../../core/errors.ts";
 import { systemClock } from "../../core/system_clock.ts";
 import { checkTasks } from "../../eval/tasks_check.ts";
 import { GRADER_ENV, TESTS_PATH } from "../../grading/grade.ts";
 import { type HarborExport, readHarborExport } from "../../task/export_harbor.ts";
 import { loadSuite, selectTasks } from "../../task/load_suite.ts";
+import { taskIdProblem, taskScaffold } from "../../task/task_scaffold.ts";
 import { writeTree } from "../../task/write_tree.ts";
-import { type Command, HOME_OPTION, JSON_OPTION, taskPaths } from "../command.ts";
+import { statOrNull } from "../_stat_or_null.ts";
+import {
+  type Command,
+  DEFAULT_TASK_PATHS,
+  HOME_OPTION,
+  JSON_OPTION,
+  taskPaths,
+} from "../command.ts";
 import { count, MAX_CONCURRENCY } from "../option_values.ts";
 import { progressDisplay } from "../progress.ts";
 import { interruptedExitCode, sandboxFromEnv, withInterrupt } from "../runtime.ts";
@@ -116,6 +124,85 @@ export const tasksCheckCommand: Command = {
     return bad.length === 0 ? ExitCode.yes : ExitCode.no;
   },
 };
+
+/**
+ * The `tasks new` command: writes the {@linkcode taskScaffold} into `DIR/NAME`, never over
+ * anything that exists.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { tasksNewCommand } from "./tasks.ts";
+ * import { memoryIo } from "../io.ts";
+ * const run = tasksNewCommand.run({ io: memoryIo(), values: {}, positionals: ["My Task"] });
+ * await assert.rejects(run, /not a task id.*Fix: verdict tasks new my-task/);
+ * ```
+ */
+export const tasksNewCommand: Command = {
+  name: "tasks new",
+  summary: "scaffold a task that `tasks check` accepts as is",
+  args: "NAME",
+  options: {
+    dir: {
+      type: "string",
+      valueName: "DIR",
+      description: "the folder of task folders it goes in (default tasks, which eval and tasks " +
+        "check read; created if missing)",
+    },
+  },
+  positionals: { min: 1, max: 1 },
+  details: "Writes DIR/NAME/, a small task on the verdict/busybox image: task.yaml (every key,\n" +
+    "commented), instruction.md, workspace/, tests/ (test.sh, the canary canary.sh, lib.sh)\n" +
+    "and solution/. Every file says what to change. The oracle passes it, and the nop agent and\n" +
+    "the untouched workspace fail it, so `verdict tasks check DIR/NAME` exits 0 as it stands.\n" +
+    "NAME is the task id (lowercase letters, digits and dashes). An existing DIR/NAME is never\n" +
+    "overwritten (exit 2).",
+  async run({ io, values, positionals }) {
+    const name = positionals[0];
+    const problem = taskIdProblem(name);
+    if (problem !== undefined) {
+      throw new UsageError(`'${name}' is not a task id: it ${problem}. Fix: ${fixedName(name)}`);
+    }
+    const dir = typeof values.dir === "string" ? values.dir : DEFAULT_TASK_PATHS[0];
+    if (dir === "") throw new UsageError("--dir is empty: give a folder, such as --dir tasks");
+    if (statOrNull(dir)?.isDirectory === false) {
+      throw new UsageError(
+        `--dir ${dir} is a file, not a folder. Fix: give the folder the task goes in`,
+      );
+    }
+    const folder = join(dir, name);
+    await Deno.mkdir(dir, { recursive: true });
+    try {
+      await Deno.mkdir(folder);
+    } catch (error) {
+      if (!(error instanceof Deno.errors.AlreadyExists)) throw error;
+      throw new UsageError(
+        `${folder} already exists, and tasks new never writes over anything. Fix: choose ` +
+          `another NAME or --dir, or move ${folder} away first`,
+      );
+    }
+    await writeTree(folder, taskScaffold(name));
+    io.out(
+      `created ${folder}: task.yaml, instruction.md, workspace/, tests/ (test.sh, canary.sh, ` +
+        `lib.sh), solution/\n` +
+        `Each file says what to change. Check the task, as it stands and after each change:\n` +
+        `  verdict tasks check ${folder}\n`,
+    );
+    return ExitCode.yes;
+  },
+};
+
+// How to say a name that is not a task id: as a path, its last part with --dir; otherwise in
+// lowercase with dashes.
+function fixedName(name: string): string {
+  const slug = name.toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-+|-+$/g, "");
+  if (name.includes("/") && basename(name) !== "" && taskIdProblem(basename(name)) === undefined) {
+    return `give the folder with --dir: verdict tasks new ${basename(name)} --dir ${dirname(name)}`;
+  }
+  return slug === ""
+    ? "use lowercase letters, digits and dashes, such as verdict tasks new hello"
+    : `verdict tasks new ${slug}`;
+}
 
 /** The formats `tasks export` writes. */
 const EXPORT_FORMATS = ["harbor"] as const;

@@ -1,0 +1,117 @@
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { PROJECT_ROOT } from "../_verdict.ts";
+import { minimalTask, writeFiles } from "../task/_task_fixture.ts";
+
+interface PermissionSet {
+  read: string[];
+  write: string[];
+  run: string[];
+  env: string[];
+  net: true;
+}
+
+const CONFIG = JSON.parse(Deno.readTextFileSync(join(PROJECT_ROOT, "deno.json"))) as {
+  tasks: Record<string, string>;
+  permissions: { verdict: PermissionSet };
+};
+
+// The permission flags a task's command line gives, sorted.
+function permissionFlags(task: string): string[] {
+  const words = CONFIG.tasks[task].split(" ");
+  return words.filter((word) => /^(--allow-|--deny-|-A$|-P|--permission-set)/.test(word)).sort();
+}
+
+Deno.test("install, compile and permissions.verdict grant the same scope, relative to where verdict runs", () => {
+  const set = CONFIG.permissions.verdict;
+  const expected = [
+    `--allow-read=${set.read.join(",")}`,
+    `--allow-write=${set.write.join(",")}`,
+    `--allow-run=${set.run.join(",")}`,
+    `--allow-env=${set.env.join(",")}`,
+    ...(set.net === true ? ["--allow-net"] : []),
+  ].sort();
+  for (const task of ["install", "compile"]) {
+    assert.deepEqual(permissionFlags(task), expected, `deno task ${task}`);
+    assert(
+      CONFIG.tasks[task].split(" ").includes("--no-prompt"),
+      `deno task ${task} never prompts`,
+    );
+  }
+  assert.deepEqual(set.read, [".", "/tmp/verdict-gateway"], "reads: the folder it runs from");
+  assert.deepEqual(set.write, [".", "/tmp/verdict-gateway"], "writes: the folder it runs from");
+  assert.deepEqual(set.run, ["docker"]);
+});
+
+// The environment of a user's shell, reduced to what these commands need.
+function userEnv(root: string): Record<string, string> {
+  const env: Record<string, string> = {
+    PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin",
+    HOME: Deno.env.get("HOME") ?? "/root",
+    NO_COLOR: "1",
+    DENO_INSTALL_ROOT: root,
+  };
+  for (const name of ["DENO_DIR", "DOCKER_HOST", "DOCKER_CONTEXT", "DOCKER_CONFIG"]) {
+    const value = Deno.env.get(name);
+    if (value !== undefined) env[name] = value;
+  }
+  return env;
+}
+
+async function run(
+  command: string,
+  args: string[],
+  cwd: string,
+  env: Record<string, string>,
+): Promise<{ code: number; stdout: string; stderr: string }> {
+  const output = await new Deno.Command(command, { args, cwd, env, clearEnv: true }).output();
+  const decode = (bytes: Uint8Array) => new TextDecoder().decode(bytes);
+  return { code: output.code, stdout: decode(output.stdout), stderr: decode(output.stderr) };
+}
+
+Deno.test("deno task install: a verdict command that works in another folder and refuses paths outside it", async () => {
+  const root = await Deno.makeTempDir({ prefix: "verdict-install-root-" });
+  const project = await Deno.realPath(await Deno.makeTempDir({ prefix: "verdict-project-" }));
+  const lockBefore = await Deno.readTextFile(join(PROJECT_ROOT, "deno.lock"));
+  try {
+    const env = userEnv(root);
+    const installed = await run("deno", ["task", "--quiet", "install"], PROJECT_ROOT, env);
+    assert.equal(installed.code, 0, installed.stderr);
+    const command = join(root, "bin", "verdict");
+    assert((await Deno.stat(command)).isFile, "installed into $DENO_INSTALL_ROOT/bin");
+    assert.equal(await Deno.readTextFile(join(PROJECT_ROOT, "deno.lock")), lockBefore);
+
+    await writeFiles(join(project, "tasks", "say-yes"), minimalTask("say-yes"));
+    const verdict = (...args: string[]) => run("sh", [command, ...args], project, env);
+
+    const outside: [string[], RegExp][] = [
+      [["eval", "--agent", "oracle", "--home", `${root}/state`], /given as --home/],
+      [["eval", join(PROJECT_ROOT, "tasks", "shell-count-errors")], /given as a task path/],
+      [["report", "r", "--html", "/etc/verdict-report.html"], /given as --html/],
+    ];
+    const [evaluated, ...refusals] = await Promise.all([
+      verdict("eval", "--agent", "oracle"),
+      ...outside.map(([args]) => verdict(...args)),
+    ]);
+    assert.equal(evaluated.code, 0, evaluated.stderr);
+    assert.match(evaluated.stdout, /say-yes#0 pass/);
+    assert((await Deno.stat(join(project, ".verdict", "verdict.db"))).isFile);
+    for (const [index, [args, flag]] of outside.entries()) {
+      const refused = refusals[index];
+      assert.equal(refused.code, 2, `${args.join(" ")}: ${refused.stderr}`);
+      assert.match(refused.stderr, flag);
+      assert(
+        refused.stderr.includes(`only inside the folder it runs from, ${project}`),
+        refused.stderr,
+      );
+    }
+    assert.throws(() => Deno.statSync(join(root, "state")), Deno.errors.NotFound);
+
+    const removed = await run("deno", ["uninstall", "-g", "verdict"], project, env);
+    assert.equal(removed.code, 0, removed.stderr);
+    assert.throws(() => Deno.statSync(command), Deno.errors.NotFound);
+  } finally {
+    await Deno.remove(root, { recursive: true });
+    await Deno.remove(project, { recursive: true });
+  }
+});
