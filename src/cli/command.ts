@@ -18,8 +18,11 @@ export interface OptionSpec {
   valueName?: string;
   /** One line of help. */
   description: string;
-  /** The value is a path the command reads or writes; checked before the command runs. */
-  path?: "read" | "write";
+  /**
+   * The value is a path the command reads, writes (a file) or writes into (a folder, which may not
+   * exist yet); checked before the command runs.
+   */
+  path?: "read" | "write" | "write-folder";
   /** Values that name something built in rather than a file (`--policy default`). */
   keywords?: readonly string[];
 }
@@ -80,7 +83,7 @@ export const HOME_OPTION: Record<string, OptionSpec> = {
     type: "string",
     valueName: "DIR",
     description: "state directory (default .verdict/, or $VERDICT_HOME)",
-    path: "write",
+    path: "write-folder",
   },
 };
 

@@ -71,12 +71,12 @@ export function checkPathAccess(
         : io.env("VERDICT_HOME")
         ? "VERDICT_HOME"
         : "the default state directory";
-      requireAccess(spec.path, resolveHome(values, io), given);
+      requireAccess(spec.path === "read" ? "read" : "write", resolveHome(values, io), given);
       continue;
     }
     for (const path of [values[name]].flat()) {
       if (typeof path !== "string" || spec.keywords?.includes(path)) continue;
-      requireAccess(spec.path, path, `--${name}`);
+      requireAccess(spec.path === "read" ? "read" : "write", path, `--${name}`);
       if (spec.path === "write") requireWritableFile(path, `--${name}`);
     }
   }

@@ -8,8 +8,8 @@ import { withPromptCache } from "./_anthropic_cache.ts";
 import { type HttpDeps, postJson } from "./_http.ts";
 import type { Message, Model, ModelRequest, ModelResponse, ToolCall } from "./model.ts";
 import { MalformedResponse } from "./model_errors.ts";
-import { headerSecrets } from "./provider_options.ts";
-import { redactResponse, urlCredentials } from "./redaction.ts";
+import { endpointSecrets } from "./provider_options.ts";
+import { redactResponse } from "./redaction.ts";
 
 /** The default base URL (the host root, as usual for this API). */
 export const ANTHROPIC_DEFAULT_BASE_URL = "https://api.anthropic.com";
@@ -57,12 +57,7 @@ type Block = Record<string, unknown>;
 export function anthropicModel(options: AnthropicOptions, http: HttpDeps): Model {
   const url = `${options.baseUrl.replace(/\/+$/, "")}/v1/messages`;
   const extra = options.headers ?? {};
-  const secrets = [
-    ...http.secrets,
-    options.apiKey,
-    ...urlCredentials(options.baseUrl),
-    ...headerSecrets(extra),
-  ];
+  const secrets = endpointSecrets(http.secrets, options);
   const headers = {
     "x-api-key": options.apiKey,
     "anthropic-version": ANTHROPIC_VERSION,

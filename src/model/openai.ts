@@ -8,8 +8,8 @@ import { type HttpDeps, postJson } from "./_http.ts";
 import type { Message, Model, ModelRequest, ModelResponse, ToolCall } from "./model.ts";
 import { MalformedResponse } from "./model_errors.ts";
 import { openAiFamily } from "./openai_family.ts";
-import { headerSecrets } from "./provider_options.ts";
-import { redactResponse, urlCredentials } from "./redaction.ts";
+import { endpointSecrets } from "./provider_options.ts";
+import { redactResponse } from "./redaction.ts";
 
 /** The default base URL (ending in `/v1`, as usual for this protocol). */
 export const OPENAI_DEFAULT_BASE_URL = "https://api.openai.com/v1";
@@ -46,12 +46,7 @@ export interface OpenAiOptions {
 export function openAiModel(options: OpenAiOptions, http: HttpDeps): Model {
   const url = `${options.baseUrl.replace(/\/+$/, "")}/chat/completions`;
   const extra = options.headers ?? {};
-  const secrets = [
-    ...http.secrets,
-    options.apiKey,
-    ...urlCredentials(options.baseUrl),
-    ...headerSecrets(extra),
-  ];
+  const secrets = endpointSecrets(http.secrets, options);
   const headers = {
     ...(options.apiKey ? { authorization: `Bearer ${options.apiKey}` } : {}),
     ...extra,

@@ -10,7 +10,7 @@ import { UsageError } from "../core/errors.ts";
 import { DEFAULT_RETRY, type RetryPolicy } from "./_http.ts";
 import type { RequestParameters } from "./model.ts";
 import { openAiFamily } from "./openai_family.ts";
-import { REDACTED } from "./redaction.ts";
+import { REDACTED, urlCredentials } from "./redaction.ts";
 
 /** A level of `--reasoning-effort`. */
 export type ReasoningEffort = "low" | "medium" | "high";
@@ -127,6 +127,32 @@ export function recordedHeaders(headers: Record<string, string>): Record<string,
  */
 export function headerSecrets(headers: Record<string, string>): string[] {
   return Object.entries(headers).filter(([name]) => isSecretHeader(name)).map(([, value]) => value);
+}
+
+/**
+ * Every string a provider client must never repeat in a message or a record: the secrets it was
+ * given, its API key, credentials in its base URL, and the values of credential headers.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { endpointSecrets } from "./provider_options.ts";
+ * const headers = { "x-token": "t0ken", "x-team": "qa" };
+ * const secrets = endpointSecrets(["s"], { apiKey: "k", baseUrl: "http://u:pw@host", headers });
+ * assert(["s", "k", "pw", "t0ken"].every((secret) => secrets.includes(secret)));
+ * assert(!secrets.includes("qa"));
+ * ```
+ */
+export function endpointSecrets(
+  known: readonly string[],
+  endpoint: { apiKey: string; baseUrl: string; headers?: Record<string, string> },
+): string[] {
+  return [
+    ...known,
+    endpoint.apiKey,
+    ...urlCredentials(endpoint.baseUrl),
+    ...headerSecrets(endpoint.headers ?? {}),
+  ];
 }
 
 /**

@@ -11,22 +11,12 @@
  * @module
  */
 import type { ReportedCheck, ReportedScript, TrialRecord } from "../store/trial_record.ts";
-import type { Results } from "./results.ts";
+import { type Results, RUN_FACTS } from "./results.ts";
 import { dollars } from "./stats_text.ts";
 import { xmlAttribute, xmlText } from "./_xml.ts";
 
 /** The run keys a test suite lists as `<property name="run.KEY">`, when present. */
-const RUN_PROPERTIES = [
-  "id",
-  "status",
-  "agent",
-  "model",
-  "seed",
-  "repeat",
-  "suite_digest",
-  "harness_version",
-  "created_at",
-] as const;
+const RUN_PROPERTIES = ["id", ...RUN_FACTS] as const;
 
 /**
  * Renders runs as one JUnit XML document; a sweep's runs are its test suites.

@@ -5,7 +5,7 @@
  * @module
  */
 import type { RunStats } from "../stats/run_stats.ts";
-import type { Results } from "./results.ts";
+import { type Results, RUN_FACTS } from "./results.ts";
 import { dollars, percent } from "./stats_text.ts";
 
 /**
@@ -37,16 +37,7 @@ export function renderMarkdown(results: Results, stats: RunStats): string {
     "",
     "| | |",
     "| --- | --- |",
-    ...[
-      "status",
-      "agent",
-      "model",
-      "seed",
-      "repeat",
-      "suite_digest",
-      "harness_version",
-      "created_at",
-    ]
+    ...RUN_FACTS
       .filter((key) => run[key] !== undefined && run[key] !== null)
       .map((key) => `| ${key.replace("_", " ")} | ${cell(String(run[key]))} |`),
     "",

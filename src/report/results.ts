@@ -11,6 +11,28 @@ import type { Bucket, TrialRecord } from "../store/trial_record.ts";
 /** The schema tag of `results.json`. */
 export const RESULTS_SCHEMA = "verdict.results/1";
 
+/**
+ * The run's keys a report lists as the run's facts, in order (those a run has: `model` is absent
+ * for an agent that needs none).
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { RUN_FACTS } from "./results.ts";
+ * assert.equal(RUN_FACTS[0], "status");
+ * ```
+ */
+export const RUN_FACTS = [
+  "status",
+  "agent",
+  "model",
+  "seed",
+  "repeat",
+  "suite_digest",
+  "harness_version",
+  "created_at",
+] as const;
+
 /** The whole of `results.json`. */
 export interface Results {
   /** Always {@linkcode RESULTS_SCHEMA}. */

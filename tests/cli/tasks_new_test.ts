@@ -75,6 +75,25 @@ Deno.test("tasks new never writes over what exists, and takes the folder from --
   assert.match(fileAsDir.stderr, /--dir tasks\/notes is a file, not a folder/);
   assert.deepEqual(await listing(cwd), before);
 
+  // A folder outside what verdict may write, named directly or through a link, is refused before
+  // any work, like every path flag.
+  await Deno.symlink("/tmp", join(cwd, "leads-out"));
+  const outside: [string[], RegExp][] = [
+    [
+      ["new", "x", "--dir", "/etc/verdict-tasks"],
+      /cannot write \/etc\/verdict-tasks, given as --dir:/,
+    ],
+    [["new", "x", "--dir", "leads-out"], /given as --dir: a symlink leads it to \/tmp/],
+    [["export", "--format", "harbor", "--out", "/etc/verdict-tasks"], /given as --out:/],
+  ];
+  for (const [args, message] of outside) {
+    const refused = await runVerdict(["tasks", ...args], { cwd });
+    assert.equal(refused.code, 2, refused.stderr);
+    assert.match(refused.stderr, message);
+  }
+  await Deno.remove(join(cwd, "leads-out"));
+  assert.deepEqual(await listing(cwd), before);
+
   const elsewhere = await runVerdict(["tasks", "new", "a-1", "--dir", "suite/shell"], { cwd });
   assert.equal(elsewhere.code, 0, elsewhere.stderr);
   assert.match(elsewhere.stdout, /verdict tasks check suite\/shell\/a-1\n/);

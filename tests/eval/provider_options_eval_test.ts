@@ -7,40 +7,17 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import type { Results } from "../../src/report/results.ts";
 import { openStore } from "../../src/store/store.ts";
-import { fakeProvider, openAiReply, type Received, type Reply } from "../model/_fake_provider.ts";
+import { fakeProvider } from "../model/_fake_provider.ts";
 import { requireDocker } from "../_docker.ts";
 import { runVerdict, scratchDir } from "../_verdict.ts";
+import { filesContaining, solvingOpenAi } from "./_remote_run.ts";
 
 const GATEWAY_TOKEN = "gw-secret-5e6f7a8b9c0d";
-
-/** Solves the trivial task: write answer.txt, then finish. */
-function solving(request: Received): Reply {
-  const messages = request.body.messages as { role: string }[];
-  return messages.some((message) => message.role === "tool")
-    ? openAiReply(null, [{ id: "call_2", name: "finish", arguments: '{"summary":"done"}' }])
-    : openAiReply("Writing.", [{
-      id: "call_1",
-      name: "write_file",
-      arguments: '{"path":"answer.txt","content":"yes\\n"}',
-    }]);
-}
-
-async function filesContaining(root: string, needle: string): Promise<string[]> {
-  const found: string[] = [];
-  for await (const entry of Deno.readDir(root)) {
-    const path = join(root, entry.name);
-    if (entry.isDirectory) found.push(...await filesContaining(path, needle));
-    else if (entry.isFile && new TextDecoder().decode(await Deno.readFile(path)).includes(needle)) {
-      found.push(path);
-    }
-  }
-  return found;
-}
 
 Deno.test("eval --temperature --max-output-tokens --header --retries: on the wire of every call, recorded, replayed identically", async () => {
   await requireDocker();
   await using home = await scratchDir("provider-options");
-  await using server = fakeProvider([], solving);
+  await using server = fakeProvider([], solvingOpenAi);
   const result = await runVerdict([
     "eval",
     "tests/fixtures/bench",

@@ -1,42 +1,13 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import type { Results } from "../../src/report/results.ts";
-import {
-  anthropicReply,
-  fakeProvider,
-  openAiReply,
-  type Received,
-  type Reply,
-} from "../model/_fake_provider.ts";
+import { anthropicReply, fakeProvider, openAiReply } from "../model/_fake_provider.ts";
 import { stubbornProvider } from "../model/_stubborn_provider.ts";
 import { requireDocker } from "../_docker.ts";
 import { runVerdict, scratchDir } from "../_verdict.ts";
+import { filesContaining, solvingOpenAi } from "./_remote_run.ts";
 
 const SECRET = "sk-verdict-TEST-4f9a1c7e2b";
-
-/** An OpenAI-speaking "model" that solves the trivial task: write answer.txt, then finish. */
-function solvingOpenAi(request: Received): Reply {
-  const messages = request.body.messages as { role: string }[];
-  return messages.some((message) => message.role === "tool")
-    ? openAiReply(null, [{ id: "call_2", name: "finish", arguments: '{"summary":"wrote it"}' }])
-    : openAiReply("Writing the answer.", [{
-      id: "call_1",
-      name: "write_file",
-      arguments: '{"path":"answer.txt","content":"yes\\n"}',
-    }]);
-}
-
-async function filesContaining(root: string, needle: string): Promise<string[]> {
-  const found: string[] = [];
-  for await (const entry of Deno.readDir(root)) {
-    const path = join(root, entry.name);
-    if (entry.isDirectory) found.push(...await filesContaining(path, needle));
-    else if (entry.isFile && new TextDecoder().decode(await Deno.readFile(path)).includes(needle)) {
-      found.push(path);
-    }
-  }
-  return found;
-}
 
 Deno.test("an OpenAI-compatible model over real HTTP solves a task; the key is nowhere in the state directory", async () => {
   await requireDocker();

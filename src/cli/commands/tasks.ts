@@ -148,6 +148,7 @@ export const tasksNewCommand: Command = {
       valueName: "DIR",
       description: "the folder of task folders it goes in (default tasks, which eval and tasks " +
         "check read; created if missing)",
+      path: "write-folder",
     },
   },
   positionals: { min: 1, max: 1 },
@@ -222,6 +223,7 @@ export const tasksExportCommand: Command = {
       type: "string",
       valueName: "DIR",
       description: "the folder the tasks are written into, one folder per task id (required)",
+      path: "write-folder",
     },
     task: { type: "string", multiple: true, valueName: "ID", description: "only this task" },
     force: { type: "boolean", description: "replace task folders that already exist in DIR" },
