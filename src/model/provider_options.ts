@@ -73,6 +73,13 @@ export function parseHeaders(texts: readonly string[]): Record<string, string> {
     if (/[\0\r\n]/.test(value)) {
       throw new UsageError(`--header ${name}: the value holds a line break; pass it on one line`);
     }
+    const unsendable = [...value].find((char) => !headerCharacter(char));
+    if (unsendable !== undefined) {
+      throw new UsageError(
+        `--header ${name}: the value holds ${JSON.stringify(unsendable)}, which an HTTP header ` +
+          `cannot carry; use printable ASCII (percent-encode anything else)`,
+      );
+    }
     if (name in headers) {
       throw new UsageError(
         `--header ${name} is given twice; pass it once, with the values joined by commas`,
@@ -81,6 +88,13 @@ export function parseHeaders(texts: readonly string[]): Record<string, string> {
     headers[name] = value;
   }
   return headers;
+}
+
+// What a header value may hold (RFC 9110's field-vchar, space and tab), as fetch sends it: bytes,
+// so nothing past U+00FF.
+function headerCharacter(char: string): boolean {
+  const code = char.codePointAt(0)!;
+  return code === 0x09 || (code >= 0x20 && code <= 0x7e) || (code >= 0x80 && code <= 0xff);
 }
 
 /**

@@ -198,12 +198,18 @@ Deno.test("options a model does not take are refused before any call, naming the
   checkProviderOptions("openai", "qwen3:8b", { temperature: 1.9, reasoningEffort: "medium" });
 });
 
-Deno.test("--header values are NAME:VALUE, once per name", () => {
+Deno.test("--header values are NAME:VALUE, once per name, with a value HTTP can carry", () => {
   for (
     const [texts, message] of [
       [["no-colon"], /not NAME:VALUE/],
       [["bad name: x"], /not NAME:VALUE/],
       [["a: 1", "A: 2"], /--header a is given twice/],
+      [["x-a: one\ntwo"], /--header x-a: the value holds a line break/],
+      [
+        ["x-team: 日本"],
+        /--header x-team: the value holds "日", which an HTTP header cannot carry/,
+      ],
+      [["x-bell: \u0007"], /--header x-bell: the value holds "\\u0007"/],
     ] as const
   ) {
     assert.throws(() => parseHeaders(texts), message);
