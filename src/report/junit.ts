@@ -1,17 +1,18 @@
 /**
  * JUnit XML for CI servers (Jenkins, GitLab, GitHub test reporters), in the dialect of the Jenkins
  * xUnit plugin's `junit-10.xsd`: one `<testsuite>` per run inside `<testsuites>`, one
- * `<testcase>` per finished trial, named `task#repeat` with the task id as its class. A pass is a
+ * `<testcase>` per trial, named `task#repeat` with the task id as its class. A pass is a
  * passed test case, an `agent_failure` a `<failure>`, an `evaluator_error` or
  * `infrastructure_error` an `<error>` (the harness, not the agent, failed); the bucket is the
- * element's `type` and the trial's reason its `message`. The trial's summary is its
+ * element's `type` and the trial's reason its `message`. A trial with no verdict (an interrupted
+ * run) is an `<error type="unfinished">`, so a cut-short run never reads green. The trial's summary is its
  * `<system-out>`. The text depends on the results alone, so `verdict report RUN --junit` writes
  * the same file as `verdict eval --junit`.
  *
  * @module
  */
 import type { ReportedCheck, ReportedScript, TrialRecord } from "../store/trial_record.ts";
-import { type Results, RUN_FACTS } from "./results.ts";
+import { type Results, RUN_FACTS, type UnfinishedTrial } from "./results.ts";
 import { dollars } from "./stats_text.ts";
 import { xmlAttribute, xmlText } from "./_xml.ts";
 
@@ -59,11 +60,12 @@ interface Counts {
 
 function testSuite(results: Results): { counts: Counts; lines: string[] } {
   const { run, summary, trials } = results;
+  const unfinished = results.unfinished ?? [];
   const counts: Counts = {
-    tests: trials.length,
+    tests: trials.length + unfinished.length,
     failures: trials.filter((trial) => trial.bucket === "agent_failure").length,
     errors: trials.filter((trial) => trial.bucket !== "pass" && trial.bucket !== "agent_failure")
-      .length,
+      .length + unfinished.length,
     durationMs: trials.reduce((sum, trial) => sum + trial.duration_ms, 0),
   };
   const model = typeof run.model === "string" ? ` with ${run.model}` : "";
@@ -75,7 +77,7 @@ function testSuite(results: Results): { counts: Counts; lines: string[] } {
     ["summary.finished", String(summary.finished)],
   ];
   const categories = isStringRecord(run.categories) ? run.categories : {};
-  const unfinished = summary.trials - summary.finished;
+  const resume = `'verdict resume ${run.id}' finishes them`;
   return {
     counts,
     lines: [
@@ -90,12 +92,13 @@ function testSuite(results: Results): { counts: Counts; lines: string[] } {
       ),
       "    </properties>",
       ...trials.flatMap((trial) => testCase(trial, categories[trial.task])),
-      ...(unfinished > 0
+      ...unfinished.flatMap((trial) => unfinishedCase(trial, run.status, resume)),
+      ...(unfinished.length > 0
         ? [
           `    <system-out>${
             xmlText(
-              `${unfinished} of ${summary.trials} trials have no verdict (run ${run.status}); ` +
-                `'verdict resume ${run.id}' finishes them`,
+              `${unfinished.length} of ${summary.trials} trials have no verdict ` +
+                `(run ${run.status}); ${resume}`,
             )
           }</system-out>`,
         ]
@@ -116,6 +119,18 @@ function testCase(trial: TrialRecord, category: string | undefined): string[] {
     `classname="${xmlAttribute(trial.task)}" time="${seconds(trial.duration_ms)}">`,
     ...outcome,
     `      <system-out>${xmlText(trialSummary(trial, category))}</system-out>`,
+    "    </testcase>",
+  ];
+}
+
+/** A trial with no verdict: an error, so that a CI report of a cut-short run never reads green. */
+function unfinishedCase(trial: UnfinishedTrial, status: string, resume: string): string[] {
+  const message = `no verdict: the trial did not finish (run ${status}); ${resume}`;
+  return [
+    `    <testcase name="${xmlAttribute(`${trial.task}#${trial.repeat}`)}" ` +
+    `classname="${xmlAttribute(trial.task)}" time="0.000">`,
+    `      <error type="unfinished" message="${xmlAttribute(message)}">` +
+    `${xmlText(`session ${trial.session}`)}</error>`,
     "    </testcase>",
   ];
 }

@@ -54,6 +54,21 @@ export interface Results {
   };
   /** One object per finished trial, by task then repeat. */
   trials: TrialRecord[];
+  /**
+   * The trials with no verdict yet (the run was interrupted or is still going), by task then
+   * repeat; absent when every trial finished (as in runs made before it was added).
+   */
+  unfinished?: UnfinishedTrial[];
+}
+
+/** A trial that has no verdict yet. */
+export interface UnfinishedTrial {
+  /** The task id. */
+  task: string;
+  /** The repeat index, from 0. */
+  repeat: number;
+  /** Its session id. */
+  session: string;
 }
 
 /**
@@ -83,6 +98,9 @@ export function buildResults(store: Store, run: RunRecord): Results {
     infrastructure_error: 0,
   };
   for (const trial of trials) buckets[trial.bucket]++;
+  const unfinished = sessions.filter((session) =>
+    session.status !== "finished" || session.result === null
+  ).map((session) => ({ task: session.task, repeat: session.repeat, session: session.id }));
   const passed = trials.filter((trial) => trial.verdict === "pass").length;
   return {
     schema: RESULTS_SCHEMA,
@@ -101,6 +119,7 @@ export function buildResults(store: Store, run: RunRecord): Results {
       buckets,
     },
     trials,
+    ...(unfinished.length === 0 ? {} : { unfinished }),
   };
 }
 

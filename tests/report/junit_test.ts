@@ -6,6 +6,7 @@ import type { TrialRecord } from "../../src/store/trial_record.ts";
 import { requireDocker } from "../_docker.ts";
 import { syntheticRecord } from "../_synthetic_runs.ts";
 import { PROJECT_ROOT, runVerdict, scratchDir } from "../_verdict.ts";
+import { startRun, waitForContainers } from "../eval/_live_run.ts";
 
 /** The Jenkins xUnit plugin's JUnit schema, the dialect CI servers read. */
 const SCHEMA = join(PROJECT_ROOT, "tests", "fixtures", "junit", "junit-10.xsd");
@@ -73,6 +74,7 @@ function results(id: string, agent: string, trials: TrialRecord[]): Results {
       },
     },
     trials,
+    unfinished: [{ task: "shell-it", repeat: 2, session: `${id}-left` }],
   };
 }
 
@@ -113,18 +115,18 @@ Deno.test("JUnit XML: one test case per trial, counts per bucket, hostile text e
   await assertValid(file);
 
   assert.equal(await xpath(file, "count(/testsuites/testsuite)"), "2");
-  assert.equal(await xpath(file, "string(/testsuites/@tests)"), "5");
+  assert.equal(await xpath(file, "string(/testsuites/@tests)"), "7");
   assert.equal(await xpath(file, "string(/testsuites/@failures)"), "2");
-  assert.equal(await xpath(file, "string(/testsuites/@errors)"), "2");
+  assert.equal(await xpath(file, "string(/testsuites/@errors)"), "4");
   const loop = "/testsuites/testsuite[@id='run-loop']";
   assert.equal(
     await xpath(file, `string(${loop}/@name)`),
     "verdict run run-loop: loop with scripted",
   );
-  for (const [attribute, value] of [["tests", "4"], ["failures", "1"], ["errors", "2"]]) {
+  for (const [attribute, value] of [["tests", "5"], ["failures", "1"], ["errors", "3"]]) {
     assert.equal(await xpath(file, `string(${loop}/@${attribute})`), value, attribute);
   }
-  assert.equal(await xpath(file, `count(${loop}/testcase)`), "4");
+  assert.equal(await xpath(file, `count(${loop}/testcase)`), "5");
   assert.equal(await xpath(file, `count(${loop}/testcase[not(failure) and not(error)])`), "1");
   assert.equal(await xpath(file, `string(${loop}/testcase[1]/@name)`), "fix-it#0");
   assert.equal(await xpath(file, `string(${loop}/testcase[1]/@classname)`), "fix-it");
@@ -150,7 +152,15 @@ Deno.test("JUnit XML: one test case per trial, counts per bucket, hostile text e
   assert.match(summary, /^session s-infra \('verdict show s-infra' prints its trajectory\)$/m);
   assert.match(summary, /^agent stopped: never ran; /m);
   assert.match(summary, /^tokens 8010 input, 900 output; cost \$0\.012500$/m);
-  // The unfinished trial is named on the suite, not counted as a test.
+  // The unfinished trial is an error of its own, never a silent gap, and named on the suite.
+  assert.equal(
+    await xpath(file, `string(${loop}/testcase[@name='shell-it#2']/error/@type)`),
+    "unfinished",
+  );
+  assert.match(
+    await xpath(file, `string(${loop}/testcase[@name='shell-it#2']/error/@message)`),
+    /^no verdict: the trial did not finish \(run finished\); 'verdict resume run-loop' finishes them$/,
+  );
   assert.match(
     await xpath(file, `string(${loop}/system-out)`),
     /^1 of 5 trials have no verdict \(run finished\); 'verdict resume run-loop' finishes them$/,
@@ -163,7 +173,7 @@ Deno.test("JUnit XML of no runs and of a run with no finished trial still valida
   await Deno.writeTextFile(file, renderJunit([]));
   await assertValid(file);
   assert.equal(await xpath(file, "string(/testsuites/@tests)"), "0");
-  await Deno.writeTextFile(file, renderJunit([results("r", "nop", [])]));
+  await Deno.writeTextFile(file, renderJunit([{ ...results("r", "nop", []), unfinished: [] }]));
   await assertValid(file);
   assert.equal(await xpath(file, "string(/testsuites/testsuite/@tests)"), "0");
 });
@@ -231,4 +241,38 @@ Deno.test("--junit outside the folders Verdict may write is refused with exit 2,
     assert.equal(refused.code, 2, refused.stderr);
     assert.match(refused.stderr, /cannot write \/etc\/verdict-junit\.xml, given as --junit/);
   }
+});
+
+Deno.test("an interrupted run's JUnit file counts its unfinished trials as errors, so it never reads green", async () => {
+  const docker = await requireDocker();
+  await using home = await scratchDir("junit-interrupted");
+  const junit = join(home.path, "interrupted.xml");
+  const live = await startRun([
+    "eval",
+    "--agent",
+    "oracle",
+    "tests/fixtures/slow",
+    "--repeat",
+    "2",
+    "--seed",
+    "26",
+    "--concurrency",
+    "2",
+    "--junit",
+    junit,
+    "--home",
+    home.path,
+  ]);
+  await waitForContainers(docker, `verdict.run=${live.run}`, 2);
+  live.child.kill("SIGINT");
+  const { code, stderr } = await live.finish();
+  assert.equal(code, 130, stderr);
+  await assertValid(junit);
+  assert.equal(await xpath(junit, "string(/testsuites/@tests)"), "2");
+  assert.equal(await xpath(junit, "string(/testsuites/@errors)"), "2");
+  assert.equal(await xpath(junit, "count(//testcase/error[@type='unfinished'])"), "2");
+  assert.match(
+    await xpath(junit, "string(/testsuites/testsuite/system-out)"),
+    /^2 of 2 trials have no verdict \(run interrupted\)/,
+  );
 });
