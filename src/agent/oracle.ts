@@ -10,14 +10,16 @@ import { join } from "node:path";
 import { UsageError } from "../core/errors.ts";
 import { ZERO_COUNTERS } from "../store/run_counters.ts";
 import { packTar } from "../sandbox/tar.ts";
-import { readTree } from "../task/file_tree.ts";
+import { readTree, type TreeEntry } from "../task/file_tree.ts";
 import type { Agent, AgentOutcome } from "./agent.ts";
 
+// stdin holds `solution/` (less `files/`) and `files.tar`: `files/` as unpacked over the workdir,
+// with no entry for a folder the workspace already has, so its mode and owner stay as staged.
 const APPLY_SOLUTION = `set -e
-solution=$(mktemp -d)
-tar -x -f - -C "$solution"
-if [ -d "$solution/files" ]; then cp -a "$solution/files/." .; fi
-if [ -f "$solution/solve.sh" ]; then sh "$solution/solve.sh"; fi`;
+staged=$(mktemp -d)
+tar -x -f - -C "$staged"
+if [ -f "$staged/files.tar" ]; then (umask 0 && tar -x -f "$staged/files.tar"); fi
+if [ -f "$staged/solution/solve.sh" ]; then sh "$staged/solution/solve.sh"; fi`;
 
 // A Harbor task's oracle, as Harbor runs it: `solution/` at `/solution`, `bash solve.sh` as root in
 // the image's WORKDIR. The folder is removed afterwards, so it is not part of the end state.
@@ -57,7 +59,8 @@ export const oracleAgent: Agent = {
   async run(context): Promise<AgentOutcome> {
     const { task } = context;
     if (!task.hasSolution) throw new UsageError(noSolutionMessage(task.dir));
-    const tar = packTar(await readTree(join(task.dir, "solution")));
+    const solution = await readTree(join(task.dir, "solution"));
+    const tar = task.harbor ? packTar(solution) : await solutionTar(task.dir, solution);
     const script = task.harbor ? APPLY_HARBOR_SOLUTION : APPLY_SOLUTION;
     const result = await context.container.exec(script, {
       timeoutMs: context.timeoutMs,
@@ -82,3 +85,38 @@ export const oracleAgent: Agent = {
     };
   },
 };
+
+// What APPLY_SOLUTION unpacks: `solution/` less `files/`, and `files/` as a tar of its own that
+// holds no entry for a folder the workspace already has (unpacking one would reset its mode:
+// 0775 folders became 0755, a change `changed_paths_within` rightly refuses).
+async function solutionTar(taskDir: string, solution: TreeEntry[]): Promise<Uint8Array> {
+  const staged = new Set(
+    (await readTreeIfPresent(join(taskDir, "workspace"))).filter((entry) => entry.type === "dir")
+      .map((entry) => entry.path),
+  );
+  const files = solution.flatMap((entry) => {
+    if (!entry.path.startsWith("files/")) return [];
+    const path = entry.path.slice("files/".length);
+    return entry.type === "dir" && staged.has(path) ? [] : [{ ...entry, path }];
+  });
+  const rest = solution.filter((entry) =>
+    entry.path !== "files" && !entry.path.startsWith("files/")
+  )
+    .map((entry) => ({ ...entry, path: `solution/${entry.path}` }));
+  return packTar([
+    { path: "solution", type: "dir", mode: 0o755 },
+    ...rest,
+    ...(solution.some((entry) => entry.path === "files")
+      ? [{ path: "files.tar", type: "file" as const, mode: 0o644, data: packTar(files) }]
+      : []),
+  ]);
+}
+
+async function readTreeIfPresent(root: string): Promise<TreeEntry[]> {
+  try {
+    return await readTree(root);
+  } catch (error) {
+    if (error instanceof Deno.errors.NotFound) return [];
+    throw error;
+  }
+}
