@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { InfrastructureError } from "../core/errors.ts";
+import { AgentStartError, InfrastructureError } from "../core/errors.ts";
 import { shellQuote } from "../core/shell_quote.ts";
 import { EVENT, event } from "../store/event_catalogue.ts";
 import type { ExecResult } from "../sandbox/sandbox.ts";
@@ -44,7 +44,9 @@ export interface InstalledRun {
  *
  * @returns what the command did, and the stop reason its end means (`timeout` past the deadline,
  * `completed` on exit 0, else `error`).
- * @throws the run's abort reason when the run is interrupted.
+ * @throws the run's abort reason when the run is interrupted; {@linkcode AgentStartError} when the
+ * shell could not start the program (126/127 with the shell's own "not found" or "Permission
+ * denied").
  */
 export async function runInstalled(
   context: AgentContext,
@@ -80,8 +82,27 @@ export async function runInstalled(
     stdout: result.stdout,
     stderr: result.stderr,
   })]);
+  const unstartable = startFailure(result);
+  if (unstartable !== undefined) {
+    throw new AgentStartError(
+      `the agent's command could not be executed in its container: ${unstartable} (exit ` +
+        `${result.exitCode}, command ${JSON.stringify(run.line)}); name a program the task's ` +
+        `image has, and make a script executable (chmod +x) or start it with its interpreter`,
+    );
+  }
   const stopReason = result.timedOut ? "timeout" : result.exitCode === 0 ? "completed" : "error";
   return { result, stopReason };
+}
+
+// The shell's own word that it could not run a command (126: found but not executable, 127: not
+// found); the same exit from a program that did run is the agent's, and prints no such line.
+const CANNOT_EXECUTE =
+  /(?:not found|Permission denied|cannot execute[^\n]*|Exec format error|No such file or directory)$/;
+
+function startFailure(result: ExecResult): string | undefined {
+  if (result.timedOut || (result.exitCode !== 126 && result.exitCode !== 127)) return undefined;
+  const last = result.stderr.trimEnd().split("\n").at(-1) ?? "";
+  return CANNOT_EXECUTE.test(last) ? last : undefined;
 }
 
 /**

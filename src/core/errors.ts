@@ -129,6 +129,26 @@ export class InfrastructureError extends VerdictError {
 }
 
 /**
+ * An installed agent's program could not be started in its container (the shell answered 126 or
+ * 127: not found, not executable): the evaluation's set-up is wrong, not the agent's work on the
+ * task, so its trial is an evaluator error.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { AgentStartError, ExitCode } from "./errors.ts";
+ * const error = new AgentStartError("the agent's command could not be executed");
+ * assert.equal(error.exitCode, ExitCode.infrastructure);
+ * ```
+ */
+export class AgentStartError extends VerdictError {
+  /** Makes an agent start error. */
+  constructor(message: string, options?: ErrorOptions) {
+    super(message, ExitCode.infrastructure, options);
+  }
+}
+
+/**
  * Stored data does not match its hash (exit 1: the answer to "is it intact?" is no).
  *
  * @example

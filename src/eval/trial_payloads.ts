@@ -6,7 +6,7 @@
  * @module
  */
 import type { AgentOutcome } from "../agent/agent.ts";
-import { InfrastructureError } from "../core/errors.ts";
+import { AgentStartError, InfrastructureError } from "../core/errors.ts";
 import { usdToNumber } from "../core/money.ts";
 import type { Grade, ScriptRun } from "../grading/grade.ts";
 import { UnsealableWorkspaceError } from "../sandbox/unsealable.ts";
@@ -109,8 +109,8 @@ export function gradePayload(graded: Grade): EventPayload<typeof EVENT.gradingFi
 
 /**
  * The grade of a trial that failed before grading could decide: an engine fault is
- * infrastructure's, an end state that cannot be sealed is the agent's doing, anything else is the
- * harness's own failure.
+ * infrastructure's, an end state that cannot be sealed is the agent's doing, an agent program that
+ * could not start and anything else are evaluator errors (the latter the harness's own failure).
  *
  * @example
  * ```ts
@@ -124,6 +124,7 @@ export function gradePayload(graded: Grade): EventPayload<typeof EVENT.gradingFi
 export function failedGrade(error: unknown): Grade {
   const infrastructure = error instanceof InfrastructureError;
   const unsealable = error instanceof UnsealableWorkspaceError;
+  const unstartable = error instanceof AgentStartError;
   const reason = error instanceof Error ? error.message : String(error);
   return {
     verdict: "fail",
@@ -132,7 +133,7 @@ export function failedGrade(error: unknown): Grade {
       : unsealable
       ? "agent_failure"
       : "evaluator_error",
-    reason: infrastructure || unsealable ? reason : `the harness failed: ${reason}`,
+    reason: infrastructure || unsealable || unstartable ? reason : `the harness failed: ${reason}`,
     checks: [],
     requirements: [],
     success: null,
