@@ -42,6 +42,14 @@ Deno.test("tasks check: every ordinary Python form passes under the oracle and f
   });
 });
 
+/** What the runners reported, as `ran/passed/failed/errors/skipped`. */
+function counts(
+  tests?: Record<"ran" | "passed" | "failed" | "errors" | "skipped", number>,
+): string {
+  if (!tests) return "none";
+  return [tests.ran, tests.passed, tests.failed, tests.errors, tests.skipped].join("/");
+}
+
 /** Runs `agent` on the no-evidence fixtures; each task's "verdict: reason" and its runners' counts. */
 async function evalOutcomes(agent: string): Promise<Map<string, string>> {
   await using home = await scratchDir(`no-evidence-${agent}`);
@@ -52,27 +60,35 @@ async function evalOutcomes(agent: string): Promise<Map<string, string>> {
   const results = JSON.parse(result.stdout) as Results;
   return new Map(results.trials.map((trial) => [
     trial.task,
-    `${trial.verdict}: ${trial.reason} ${JSON.stringify(trial.success?.tests ?? null)}`,
+    `${trial.verdict}: ${trial.reason} ${counts(trial.success?.tests)}`,
   ]));
 }
 
 Deno.test("a success script that exits 0 having run no test, or after its tests failed, does not pass", async () => {
   await requireDocker();
   const noRunner =
-    /^fail: no evidence shows the tests ran: tests\/test\.sh exited 0, but no test runner reported a result .* null$/;
+    /^fail: no evidence shows the tests ran: tests\/test\.sh exited 0, but no test runner reported a result .* none$/;
   const nonePassed =
-    /^fail: no evidence shows the tests ran: the test runners reported 0 passed, at least 1 is needed \{"ran":0,"passed":0,"failed":0,"errors":0,"skipped":0\}$/;
+    /^fail: no evidence shows the tests ran: the test runners reported 0 passed, at least 1 is needed 0\/0\/0\/0\/0$/;
   for (const agent of ["oracle", "nop"]) {
     const outcomes = await evalOutcomes(agent);
-    assert.match(outcomes.get("exit-zero") ?? "", noRunner, agent);
-    assert.match(outcomes.get("pytest-nomatch") ?? "", nonePassed, agent);
+    assert.match(
+      outcomes.get("exit-zero") ?? "",
+      noRunner,
+      `${agent}: ${outcomes.get("exit-zero")}`,
+    );
+    assert.match(
+      outcomes.get("pytest-nomatch") ?? "",
+      nonePassed,
+      `${agent}: ${outcomes.get("pytest-nomatch")}`,
+    );
     assert.equal(
       outcomes.get("pytest-or-true"),
       agent === "oracle"
-        ? 'pass: tests passed (3 passed) {"ran":3,"passed":3,"failed":0,"errors":0,"skipped":0}'
+        ? "pass: tests passed (3 passed) 3/3/0/0/0"
         : "fail: no evidence shows the tests ran without failing: the test runners reported " +
           "2 failed and 0 errors, although tests/test.sh exited 0 " +
-          '{"ran":3,"passed":1,"failed":2,"errors":0,"skipped":0}',
+          "3/1/2/0/0",
     );
   }
 });
