@@ -203,6 +203,7 @@ function reportedScript(run: ScriptRun): ReportedScript {
     exit_code: run.exitCode,
     timed_out: run.timedOut,
     output: run.output,
+    ...(run.tests ? { tests: run.tests } : {}),
   };
 }
 

@@ -27,7 +27,10 @@ import type { BlobStore } from "../store/blob_store.ts";
 import type { RunCounters } from "../store/run_counters.ts";
 import type { TreeEntry } from "../task/file_tree.ts";
 import type { Task } from "../task/task.ts";
+import { evidenceProblem, readEvidence, type TestCounts, TESTS_REPORT } from "./_evidence.ts";
+import { EVIDENCE_MODULES, HOOKS_IMPORT, TESTS_REPORT_ENV } from "./_evidence_hooks.ts";
 import { type CheckResult, runChecks } from "./checks.ts";
+import { GRADER_PYTHON_FOLDER, pythonPathFiles } from "./python_path.ts";
 import { checkRequirements, type RequirementResult } from "./requirements.ts";
 
 /** Where `tests/` is staged in the grading container. */
@@ -46,6 +49,11 @@ export interface ScriptRun {
   timedOut: boolean;
   /** The end of its combined output. */
   output: string;
+  /**
+   * What its test runners reported (the success script only, when the manifest asks for a
+   * report: see `success.expect_tests`); absent when none reported.
+   */
+  tests?: TestCounts;
 }
 
 /** A trial's grade. */
@@ -153,8 +161,14 @@ export async function grade(input: GradeInput): Promise<Grade> {
   }
   const timeoutMs = task.manifest.success.timeout_s * 1000;
   const staging = staged(blobs, input.final, task.manifest.workdir);
+  const expect = task.manifest.success.expect_tests;
   const [success, canary] = await settleBoth(
-    stageAndRun(input.grader, staging, task.manifest.success.script, timeoutMs, input.signal),
+    stageAndRun(input.grader, staging, task.manifest.success.script, timeoutMs, input.signal)
+      .then(async (run) => {
+        if (expect === 0 || run.exitCode !== 0 || run.timedOut) return run;
+        const tests = await readEvidence(input.grader);
+        return tests ? { ...run, tests } : run;
+      }),
     canaryName
       ? stageAndRun(input.canaryGrader!, staging, canaryName, timeoutMs, input.signal)
       : Promise.resolve(null),
@@ -163,13 +177,22 @@ export async function grade(input: GradeInput): Promise<Grade> {
     ...base,
     success,
     canary,
-    ...decide(success, canary, checks, requirements, input.waiveModelOnly, input.waiveLoopOnly),
+    ...decide(
+      { success, canary, expect },
+      checks,
+      requirements,
+      input.waiveModelOnly,
+      input.waiveLoopOnly,
+    ),
   };
 }
 
 function decide(
-  success: ScriptRun,
-  canary: ScriptRun | null,
+  { success, canary, expect }: {
+    success: ScriptRun;
+    canary: ScriptRun | null;
+    expect: number | undefined;
+  },
   checks: CheckResult[],
   requirements: RequirementResult[],
   waiveModelOnly = false,
@@ -189,6 +212,8 @@ function decide(
   if (success.exitCode !== 0) {
     return fail(`tests failed (tests/${success.script} exited ${success.exitCode})`);
   }
+  const noEvidence = evidenceProblem(success.tests, expect, success.script);
+  if (noEvidence) return fail(noEvidence);
   const failedCheck = checks.find((check) => !check.passed);
   if (failedCheck) return fail(`check ${failedCheck.kind} failed: ${failedCheck.detail}`);
   const unmet = requirements.find((result) =>
@@ -196,13 +221,21 @@ function decide(
     !(waiveLoopOnly && result.loopOnly)
   );
   if (unmet) return fail(`requirement not met: ${unmet.detail}`);
-  return { verdict: "pass", bucket: "pass", reason: "tests passed" };
+  return {
+    verdict: "pass",
+    bucket: "pass",
+    reason: expect === 0
+      ? "tests passed (success.expect_tests is 0: no report of the tests was required)"
+      : `tests passed (${success.tests?.passed} passed)`,
+  };
 }
 
 /**
  * The files a grading container's image holds before any trial: the task's workdir, empty and
- * owned by the agent's user, and `tests/` at `/verdict/tests`, owned by root and writable by no
- * one else, so that nothing the success script runs can change them.
+ * owned by the agent's user; `tests/` at `/verdict/tests`, owned by root and writable by no
+ * one else, so that nothing the success script runs can change them; the folder the test
+ * runners report to, the agent user's; and, root's, what puts the workdir at the end of Python's
+ * `sys.path` and the runners' reporting hooks (`python_path.ts`, `_evidence_hooks.ts`).
  *
  * @example
  * ```ts
@@ -230,8 +263,14 @@ export function graderImageTar(workdir: string, tests: readonly TreeEntry[]): Ui
           path: `${testsPath}/${entry.path}`,
           ...("mode" in entry ? { mode: entry.mode & ~0o022 } : {}),
         })),
+        { path: GRADER_PYTHON_FOLDER.slice(1), type: "dir", mode: 0o755 },
+        ...pythonPathFiles(workdir, { imports: [HOOKS_IMPORT], modules: EVIDENCE_MODULES }),
       ],
       options: { uid: 0, gid: 0 },
+    },
+    {
+      entries: [{ path: posixParent(TESTS_REPORT).slice(1), type: "dir", mode: 0o755 }],
+      options: AGENT_OWNER,
     },
   ]);
 }
@@ -279,6 +318,22 @@ export const GRADER_ENV: Readonly<Record<string, string>> = {
 export function isBytecodeCache(path: string): boolean {
   return path.split("/").includes("__pycache__") || /\.py[co]$/.test(path);
 }
+
+/**
+ * The environment of a Verdict task's grading scripts: {@linkcode GRADER_ENV} and the file the
+ * test runners report to.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { VERDICT_GRADER_ENV } from "./grade.ts";
+ * assert.equal(VERDICT_GRADER_ENV.VERDICT_TESTS_REPORT, "/verdict/evidence/tests");
+ * ```
+ */
+export const VERDICT_GRADER_ENV: Readonly<Record<string, string>> = {
+  ...GRADER_ENV,
+  [TESTS_REPORT_ENV]: TESTS_REPORT,
+};
 
 /** How the sealed workspace reaches a grader, the same for both scripts. */
 type Staging =
@@ -329,7 +384,7 @@ async function stageAndRun(
   signal?: AbortSignal,
 ): Promise<ScriptRun> {
   const command = shellQuote(`${TESTS_PATH}/${script}`);
-  const options = { user: AGENT_USER, env: { ...GRADER_ENV }, timeoutMs, signal };
+  const options = { user: AGENT_USER, env: { ...VERDICT_GRADER_ENV }, timeoutMs, signal };
   let result: ExecResult & { unpacked?: boolean };
   if (staging.kind === "copy") {
     await grader.copyIn(staging.tar, "/");

@@ -48,6 +48,8 @@ export interface ReportedScript {
   timed_out: boolean;
   /** The end of its output. */
   output: string;
+  /** What its test runners reported (the success script's; absent when none did). */
+  tests?: { ran: number; passed: number; failed: number; errors: number; skipped: number };
 }
 
 /** One trial in `results.json` (also the stored result of its session). */
@@ -110,6 +112,13 @@ const REPORTED_SCRIPT_SCHEMA = z.object({
   exit_code: z.number(),
   timed_out: z.boolean(),
   output: z.string(),
+  tests: z.object({
+    ran: z.number(),
+    passed: z.number(),
+    failed: z.number(),
+    errors: z.number(),
+    skipped: z.number(),
+  }).optional(),
 });
 
 const TRIAL_RECORD_SCHEMA = z.object({

@@ -229,6 +229,11 @@ export interface Manifest {
     canary?: string;
     /** The script's deadline in seconds; default 120. */
     timeout_s: number;
+    /**
+     * How many tests the grader's test runners must report as passed (docs/tasks.md); absent:
+     * at least one; 0: no report is required, which the verdict's reason says.
+     */
+    expect_tests?: number;
   };
   /** The built-in checks, in order. */
   checks: CheckSpec[];
@@ -278,6 +283,7 @@ export const MANIFEST_SCHEMA = z.strictObject({
     script: relativePath,
     canary: relativePath.optional(),
     timeout_s: timeoutSeconds(120),
+    expect_tests: z.number().int().min(0).optional(),
   }),
   checks: z.array(z.unknown()).optional(),
   requires: REQUIRES_SCHEMA.optional(),

@@ -84,8 +84,10 @@ policy: default                 # or a policy file in this folder, such as polic
 # docs: [docs/guide.md]         # optional: the only pages (in this folder) read_docs may serve
 # tests/test.sh decides (exit 0 = pass); tests/canary.sh must FAIL, or the trial fails as
 # tampering. Both run in fresh containers of the image, with this folder's tests/ at
-# /verdict/tests, the agent's sealed workspace as the current folder, and no network.
-success: { script: test.sh, canary: canary.sh, timeout_s: 60 }
+# /verdict/tests, the agent's sealed workspace as the current folder, and no network. A pass also
+# needs the test runner's report of at least expect_tests passed tests: pytest, unittest and
+# doctest report by themselves; this shell test prints a verdict-tests line (tests/lib.sh).
+success: { script: test.sh, canary: canary.sh, timeout_s: 60, expect_tests: 6 }
 # Built-in checks over the sealed end state; all must hold. Change the paths to your task's.
 checks:
   - paths_exist: [greet.sh]                 # the artifact must be there
@@ -164,6 +166,7 @@ const LIB_SH =
   `# Shared by test.sh and canary.sh, so the canary exercises exactly what the test trusts.
 # Change it to your task's checks.
 failures=0
+passed=0
 
 # expect LABEL EXPECTED [ARG...]: \`sh ./greet.sh ARG...\` exits 0 and prints exactly EXPECTED.
 expect() {
@@ -180,11 +183,14 @@ expect() {
     failures=$((failures + 1))
   else
     echo "ok: $label"
+    passed=$((passed + 1))
   fi
 }
 
-# finish: exit 1 when a case failed.
+# finish: report the counts to Verdict (the success.expect_tests of task.yaml; run by hand, the
+# line is printed), then exit 1 when a case failed.
 finish() {
+  echo "verdict-tests passed=$passed failed=$failures runner=sh" >>"\${VERDICT_TESTS_REPORT:-/dev/stdout}"
   if [ "$failures" -ne 0 ]; then
     echo "$failures case(s) failed"
     exit 1

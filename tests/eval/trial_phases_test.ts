@@ -49,8 +49,13 @@ function fixingAgent(sandbox: MemorySandbox, onRun?: () => void): Agent {
 }
 
 /** The success script passes when the grader's copy of the workspace holds the fix. */
-const grading: ExecHandler = ({ container, unpacked }) =>
-  unpacked ? { exitCode: container.files.text(SLUG) === FIXED ? 0 : 1 } : {};
+// The success script: passes when the slug is fixed, and reports its tests as pytest would.
+const grading: ExecHandler = ({ container, unpacked }) => {
+  if (!unpacked) return {};
+  if (container.files.text(SLUG) !== FIXED) return { exitCode: 1 };
+  container.files.write("/verdict/evidence/tests", "verdict-tests passed=99 failed=0\n");
+  return { exitCode: 0 };
+};
 
 let stagedOnce: StagedTask | undefined;
 async function staged(): Promise<StagedTask> {

@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { InfrastructureError } from "../../src/core/errors.ts";
 import { stageTask } from "../../src/eval/staged_task.ts";
-import { grade, GRADER_ENV } from "../../src/grading/grade.ts";
+import { grade, VERDICT_GRADER_ENV } from "../../src/grading/grade.ts";
 import { ZERO_COUNTERS } from "../../src/store/run_counters.ts";
 import { type ExecHandler, MemorySandbox } from "../../src/sandbox/memory_sandbox.ts";
 import { AGENT_USER } from "../../src/sandbox/sandbox.ts";
@@ -25,7 +25,7 @@ const TESTS: TreeEntry[] = [
 
 // The scripts as the graders would run them: the success script greps the staged answer.
 const scripts: ExecHandler = ({ script, workdir, options, container: { files } }) => {
-  assert.deepEqual(options.env, GRADER_ENV);
+  assert.deepEqual(options.env, VERDICT_GRADER_ENV);
   if (script === "'/verdict/tests/test.sh'") {
     return { exitCode: files.text(`${workdir}/answer.txt`) === "yes\n" ? 0 : 1, stdout: "ran\n" };
   }

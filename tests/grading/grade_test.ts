@@ -193,12 +193,21 @@ Deno.test("the grader's image holds the tests owned by root and an empty workdir
     names.push(`${uid} ${name}`);
     offset += Math.ceil(size / 512) * 512;
   }
-  assert.deepEqual(names, [
+  assert.deepEqual(names.filter((name) => !name.endsWith(".pth")), [
     "1000 srv/app/",
     "0 verdict/",
     "0 verdict/tests/",
     "0 verdict/tests/test.sh",
+    "0 verdict/grader/",
+    "0 verdict/grader/verdict_grader_path.py",
+    "0 verdict/grader/verdict_evidence.py",
+    "0 verdict/grader/verdict_pytest.py",
+    "1000 verdict/evidence/",
   ]);
+  assert.ok(
+    names.includes("0 usr/lib/python3/dist-packages/~verdict-grader.pth"),
+    "root's .pth puts the workdir at the end of sys.path",
+  );
 });
 
 const script = (path: string, text: string): TreeEntry => ({

@@ -12,7 +12,7 @@ export function minimalTask(id: string): Record<string, string> {
       `id: ${id}`,
       "category: shell",
       "image: verdict/busybox",
-      "success: { script: test.sh, timeout_s: 30 }",
+      "success: { script: test.sh, timeout_s: 30, expect_tests: 0 }",
       "",
     ].join("\n"),
     "instruction.md": "Create answer.txt holding the word yes.\n",

@@ -6,8 +6,12 @@ here=$(pwd)
 script="$here/report.sh"
 work=$(mktemp -d)
 failures=0
+passed=0
 
 fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
+ok() { echo "ok: $*"; passed=$((passed + 1)); }
+# Verdict learns what ran from a verdict-tests line (docs/tasks.md); run by hand, it is printed.
+report() { echo "verdict-tests passed=$passed failed=$failures runner=sh" >>"${VERDICT_TESTS_REPORT:-/dev/stdout}"; }
 
 expect_output() { # NAME EXPECTED_FILE ACTUAL_FILE RC ERRFILE
   if [ "$4" -ne 0 ]; then
@@ -16,7 +20,7 @@ expect_output() { # NAME EXPECTED_FILE ACTUAL_FILE RC ERRFILE
     fail "$1: output differs"
     echo "--- expected"; cat "$2"; echo "--- got"; head -n 40 "$3"
   else
-    echo "ok: $1"
+    ok "$1"
   fi
 }
 
@@ -59,9 +63,10 @@ rc=$?
 if [ "$rc" -eq 0 ]; then fail "missing folder: exit status 0"
 elif [ -s "$work/out5" ]; then fail "missing folder: printed on stdout"
 elif [ ! -s "$work/err5" ]; then fail "missing folder: no message on stderr"
-else echo "ok: missing folder"; fi
+else ok "missing folder"; fi
 
 rm -rf "$work"
+report
 if [ "$failures" -ne 0 ]; then
   echo "$failures check(s) failed"
   exit 1

@@ -5,11 +5,14 @@ here=$(pwd)
 script="$here/backup.sh"
 work=$(mktemp -d)
 failures=0
+passed=0
 nl='
 '
 
 fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
-ok() { echo "ok: $*"; }
+ok() { echo "ok: $*"; passed=$((passed + 1)); }
+# Verdict learns what ran from a verdict-tests line (docs/tasks.md); run by hand, it is printed.
+report() { echo "verdict-tests passed=$passed failed=$failures runner=sh" >>"${VERDICT_TESTS_REPORT:-/dev/stdout}"; }
 
 [ -f "$script" ] || { echo "FAIL: backup.sh is missing"; exit 1; }
 
@@ -188,6 +191,7 @@ else
 fi
 
 rm -rf "$work"
+report
 if [ $failures -ne 0 ]; then
   echo "$failures check(s) failed"
   exit 1

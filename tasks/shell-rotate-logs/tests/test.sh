@@ -5,9 +5,12 @@ here=$(pwd)
 script="$here/rotate.sh"
 work=$(mktemp -d)
 failures=0
+passed=0
 
 fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
-ok() { echo "ok: $*"; }
+ok() { echo "ok: $*"; passed=$((passed + 1)); }
+# Verdict learns what ran from a verdict-tests line (docs/tasks.md); run by hand, it is printed.
+report() { echo "verdict-tests passed=$passed failed=$failures runner=sh" >>"${VERDICT_TESTS_REPORT:-/dev/stdout}"; }
 
 [ -f "$script" ] || { echo "FAIL: rotate.sh is missing"; exit 1; }
 
@@ -207,6 +210,7 @@ chmod 755 "$d"
 [ $failures -eq $before ] && ok "unwritable folder"
 
 rm -rf "$work"
+report
 if [ $failures -ne 0 ]; then
   echo "$failures check(s) failed"
   exit 1

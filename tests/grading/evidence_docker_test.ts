@@ -1,0 +1,113 @@
+/**
+ * What the grader's Python set-up holds on Docker, with the real runners' hooks: a workspace that
+ * shadows the standard library, pytest or its plugins, or exits 0 at import, cannot turn failing
+ * tests into a pass; a workspace module that forges the runners' report can (the control: code
+ * inside the test process writes anything the report's writer can, docs/guide-ungameable-tasks.md).
+ */
+import assert from "node:assert/strict";
+import { stageTask } from "../../src/eval/staged_task.ts";
+import { type Grade, grade } from "../../src/grading/grade.ts";
+import { startContainer } from "../../src/sandbox/container.ts";
+import { DerivedImages } from "../../src/sandbox/derived_image.ts";
+import { AGENT_USER } from "../../src/sandbox/sandbox.ts";
+import { sealEntries, storeSnapshot } from "../../src/sandbox/snapshot.ts";
+import type { TarEntry } from "../../src/sandbox/tar.ts";
+import { ZERO_COUNTERS } from "../../src/store/run_counters.ts";
+import { openStore } from "../../src/store/store.ts";
+import { loadTask } from "../../src/task/load_task.ts";
+import { requireDocker } from "../_docker.ts";
+
+const LABELS = { "verdict.test": "evidence_docker_test" };
+const BUGGY = "def add(a, b):\n    return a - b\n\n\ndef mul(a, b):\n    return a * b\n";
+const file = (path: string, text: string): TarEntry => ({
+  path,
+  type: "file",
+  mode: 0o644,
+  data: new TextEncoder().encode(text),
+});
+const EXIT_0 = "import os\nos._exit(0)\n";
+
+/** Grades an end state of the `python -m pytest` form task (3 tests, expect_tests 3). */
+async function gradeEnd(end: TarEntry[]): Promise<Grade> {
+  const docker = await requireDocker();
+  const task = await loadTask("tests/fixtures/python_forms/ok/python-m-pytest");
+  const staged = await stageTask(task);
+  const image = await new DerivedImages(docker, LABELS).imageFor(
+    task.manifest.image,
+    staged.graderTar,
+    {
+      emptyFolder: "/workspace",
+    },
+  );
+  const store = openStore(":memory:");
+  const final = sealEntries([{ path: "calc", type: "dir", mode: 0o755 }, ...end]);
+  storeSnapshot(store.blobs, final);
+  const grader = await startContainer(docker, {
+    image,
+    workdir: "/workspace",
+    network: "none",
+    labels: LABELS,
+    user: AGENT_USER,
+  });
+  try {
+    return await grade({
+      task,
+      blobs: store.blobs,
+      initial: staged.initial,
+      final,
+      counters: ZERO_COUNTERS,
+      tests: staged.tests,
+      grader,
+    });
+  } finally {
+    await grader.remove();
+    store.close();
+  }
+}
+
+Deno.test("a workspace json.py, pytest/, _pytest/ and a stray conftest.py cannot pass failing tests", async () => {
+  const graded = await gradeEnd([
+    file("calc/__init__.py", `import json\n\n${BUGGY}`),
+    file("json.py", EXIT_0),
+    { path: "pytest", type: "dir", mode: 0o755 },
+    file("pytest/__init__.py", EXIT_0),
+    file("pytest/__main__.py", EXIT_0),
+    { path: "_pytest", type: "dir", mode: 0o755 },
+    file("_pytest/__init__.py", EXIT_0),
+    file("conftest.py", EXIT_0),
+    file("sitecustomize.py", EXIT_0),
+    file("verdict_pytest.py", EXIT_0),
+    file("verdict_evidence.py", EXIT_0),
+  ]);
+  assert.deepEqual([graded.verdict, graded.reason], [
+    "fail",
+    "tests failed (tests/test.sh exited 1)",
+  ]);
+  assert.match(graded.success?.output ?? "", /2 failed, 1 passed/, "the real pytest ran the tests");
+});
+
+Deno.test("the workspace is importable: a fixed end state passes with the runner's counts", async () => {
+  const graded = await gradeEnd([file("calc/__init__.py", BUGGY.replace("a - b", "a + b"))]);
+  assert.equal(graded.verdict, "pass", graded.reason);
+  assert.deepEqual(graded.success?.tests, { ran: 3, passed: 3, failed: 0, errors: 0, skipped: 0 });
+});
+
+Deno.test("a workspace module that exits 0 at import runs no test, and does not pass", async () => {
+  const graded = await gradeEnd([file("calc/__init__.py", EXIT_0)]);
+  assert.equal(graded.success?.exitCode, 0, "the cheat made pytest exit 0");
+  assert.equal(graded.verdict, "fail");
+  assert.match(
+    graded.reason,
+    /^no evidence shows the tests ran: tests\/test\.sh exited 0, but no test runner reported a result/,
+  );
+});
+
+Deno.test("control: a workspace module that forges the runners' report passes (what Verdict cannot stop)", async () => {
+  const forger = "import os\n" +
+    "with open(os.environ['VERDICT_TESTS_REPORT'], 'a') as report:\n" +
+    "    report.write('verdict-tests passed=3 failed=0 runner=pytest\\n')\n" +
+    "os._exit(0)\n";
+  const graded = await gradeEnd([file("calc/__init__.py", forger)]);
+  assert.equal(graded.verdict, "pass", graded.reason);
+  assert.deepEqual(graded.success?.tests, { ran: 3, passed: 3, failed: 0, errors: 0, skipped: 0 });
+});
