@@ -11,6 +11,7 @@ import {
 import type { TarEntry } from "../../src/sandbox/tar.ts";
 import { openStore } from "../../src/store/store.ts";
 import type { Grade } from "../../src/grading/grade.ts";
+import type { TreeEntry } from "../../src/task/file_tree.ts";
 import { requireDocker } from "../_docker.ts";
 
 const text = (value: string) => new TextEncoder().encode(value);
@@ -24,7 +25,9 @@ const TEST_SH =
 async function gradeInDocker(
   entries: readonly TarEntry[],
   removed: readonly string[] = [],
+  testSh = TEST_SH,
 ): Promise<Grade> {
+  const tests: TreeEntry[] = [{ path: "test.sh", type: "file", mode: 0o755, data: text(testSh) }];
   const sandbox = new DockerSandbox(await requireDocker());
   const grader = await sandbox.start({
     image: "verdict/python:3.11",
@@ -36,10 +39,7 @@ async function gradeInDocker(
   });
   const store = openStore(":memory:");
   try {
-    await grader.copyIn(
-      harborGraderTar([{ path: "test.sh", type: "file", mode: 0o755, data: text(TEST_SH) }]),
-      "/",
-    );
+    await grader.copyIn(harborGraderTar(tests), "/");
     const files = sealEntries(entries);
     const deleted: SnapshotEntry[] = removed.map((path) => ({ path, type: "removed" }));
     const root = storeSnapshot(
@@ -58,6 +58,7 @@ async function gradeInDocker(
       workdir: "/root",
       blobs: store.blobs,
       final: loadSnapshot(store.blobs, root),
+      tests,
       grader,
       passReward: 1,
     });
