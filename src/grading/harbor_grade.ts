@@ -40,7 +40,7 @@ import type { BlobStore } from "../store/blob_store.ts";
 import type { TreeEntry } from "../task/file_tree.ts";
 import { posix } from "node:path";
 import type { HarborSettings } from "../task/task.ts";
-import { type Grade, GRADER_ENV, isBytecodeCache, type ScriptRun } from "./grade.ts";
+import { type Grade, GRADER_ENV, isBytecodeCache } from "./grade.ts";
 import { missingEvidence } from "./_pytest_evidence.ts";
 import { findHijacks } from "./hijack_paths.ts";
 
@@ -119,30 +119,9 @@ function graderImageTarEntries(tests: readonly TreeEntry[]): TarEntry[] {
  */
 export async function gradeHarbor(input: HarborGradeInput): Promise<Grade> {
   const { grader, harbor, signal } = input;
-  const base = { checks: [], requirements: [], canary: null };
   const entries = input.final.entries.filter((entry) => !isBytecodeCache(entry.path));
-  const hijacks = findHijacks(
-    entries.filter((entry) => !heldBack(entry.path)).map((entry) => ({
-      path: entry.path,
-      ...(entry.type === "file" && entry.path.endsWith(".pth")
-        ? { pth: new TextDecoder().decode(input.blobs.get(entry.sha256)) }
-        : {}),
-    })),
-    input.workdir,
-    harbor.verifier.allowedHijackPaths ?? [],
-  );
-  if (hijacks.length > 0) {
-    const [first] = hijacks;
-    return {
-      ...base,
-      success: null,
-      verdict: "fail",
-      bucket: "agent_failure",
-      reason: `tampering: the agent changed ${first.path}, ${first.kind}${
-        hijacks.length > 1 ? ` (and ${hijacks.length - 1} more grader-hijack paths)` : ""
-      }; a task that needs it allows it in [verifier].allowed_hijack_paths`,
-    };
-  }
+  const hijacked = hijackGrade(input, entries);
+  if (hijacked) return hijacked;
   await stage(input, entries);
   const script = input.tests.find((entry) => entry.path === "test.sh");
   if (script?.type !== "file") {
@@ -159,22 +138,21 @@ export async function gradeHarbor(input: HarborGradeInput): Promise<Grade> {
   if (result.aborted) throw signal?.reason ?? new Error("grading aborted");
   const { said, end } = splitEndReport(result.stdout);
   const output = `${said}${result.stderr}`;
-  const success: ScriptRun = {
-    script: "test.sh",
-    exitCode: end?.status ?? result.exitCode,
-    timedOut: result.timedOut,
-    output: output.length > OUTPUT_TAIL ? `...${output.slice(-OUTPUT_TAIL)}` : output,
-  };
-  const failed = (bucket: Grade["bucket"], reason: string, reward?: number): Grade => ({
-    ...base,
-    success,
-    verdict: "fail",
+  const graded = (bucket: Grade["bucket"], reason: string, reward?: number): Grade => ({
+    ...NO_CHECKS,
+    success: {
+      script: "test.sh",
+      exitCode: end?.status ?? result.exitCode,
+      timedOut: result.timedOut,
+      output: output.length > OUTPUT_TAIL ? `...${output.slice(-OUTPUT_TAIL)}` : output,
+    },
+    verdict: bucket === "pass" ? "pass" : "fail",
     bucket,
     reason,
     ...(reward === undefined ? {} : { reward }),
   });
   if (result.timedOut) {
-    return failed(
+    return graded(
       "agent_failure",
       `the verifier (tests/test.sh) ran past ${harbor.verifier.timeoutSec} s and was killed`,
     );
@@ -184,11 +162,11 @@ export async function gradeHarbor(input: HarborGradeInput): Promise<Grade> {
   const written = await rewardWritten(grader);
   const reward = typeof written === "string" ? written : parseReward(written.file, written.text);
   if (typeof reward === "string") {
-    return failed(/^tampering:/.test(reward) ? "agent_failure" : "evaluator_error", reward);
+    return graded(/^tampering:/.test(reward) ? "agent_failure" : "evaluator_error", reward);
   }
   const shown = `reward ${reward}`;
   if (reward < input.passReward) {
-    return failed("agent_failure", `${shown}, below the pass mark ${input.passReward}`, reward);
+    return graded("agent_failure", `${shown}, below the pass mark ${input.passReward}`, reward);
   }
   const untrusted = endProblem(result.exitCode, end) ??
     missingEvidence(
@@ -197,9 +175,37 @@ export async function gradeHarbor(input: HarborGradeInput): Promise<Grade> {
       reward >= 1,
     );
   if (untrusted !== null) {
-    return failed("agent_failure", `tampering: ${shown}, but ${untrusted}`, reward);
+    return graded("agent_failure", `tampering: ${shown}, but ${untrusted}`, reward);
   }
-  return { ...base, success, reward, verdict: "pass", bucket: "pass", reason: shown };
+  return graded("pass", shown, reward);
+}
+
+const NO_CHECKS = { checks: [], requirements: [], canary: null };
+
+// The tampering grade for sealed changes at grader-hijack paths (the task's allowed ones aside),
+// or null when there are none.
+function hijackGrade(input: HarborGradeInput, entries: readonly SnapshotEntry[]): Grade | null {
+  const hijacks = findHijacks(
+    entries.filter((entry) => !heldBack(entry.path)).map((entry) => ({
+      path: entry.path,
+      ...(entry.type === "file" && entry.path.endsWith(".pth")
+        ? { pth: new TextDecoder().decode(input.blobs.get(entry.sha256)) }
+        : {}),
+    })),
+    input.workdir,
+    input.harbor.verifier.allowedHijackPaths ?? [],
+  );
+  if (hijacks.length === 0) return null;
+  const [first] = hijacks;
+  return {
+    ...NO_CHECKS,
+    success: null,
+    verdict: "fail",
+    bucket: "agent_failure",
+    reason: `tampering: the agent changed ${first.path}, ${first.kind}${
+      hijacks.length > 1 ? ` (and ${hijacks.length - 1} more grader-hijack paths)` : ""
+    }; a task that needs it allows it in [verifier].allowed_hijack_paths`,
+  };
 }
 
 // Run as root in the untouched grader, with the image's own tools: DELETED lists the paths the

@@ -99,7 +99,7 @@ Deno.test("Harbor tasks: tasks check passes the honest ones (oracle reward 1, no
   assert.equal(trials.get("system-tool")!.changed_paths, 3);
 
   const stats = await runVerdict(["stats", oracleRun, "--home", home.path]);
-  assert.match(stats.stdout, /reward: mean 0\.857 over 7/);
+  assert.match(stats.stdout, /reward: mean 0\.8571 over 7/);
   const verified = await runVerdict(["verify", oracleRun, "--home", home.path]);
   assert.equal(verified.code, 0, verified.stdout + verified.stderr);
 });
