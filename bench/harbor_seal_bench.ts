@@ -73,6 +73,7 @@ async function sealAndGrade(round: number): Promise<number> {
       workdir: task.manifest.workdir,
       blobs: store.blobs,
       final: sealed,
+      tests: staged.tests,
       grader,
       passReward: 1,
     });

@@ -383,6 +383,7 @@ export async function gradeEndState(
       workdir: manifest.workdir,
       blobs: deps.store.blobs,
       final: sealed.final,
+      tests: plan.staged.tests,
       grader,
       passReward: deps.passReward ?? 1,
       signal: deps.signal,

@@ -3,20 +3,29 @@
  * verifier in the agent's own container; Verdict runs it in a fresh one, started from the task's
  * image before the agent stopped (nothing has run in it), that gets the sealed end state:
  *
- * 1. With the image's own tools, still untouched: the paths the agent deleted are deleted, and
+ * 1. A sealed change at a grader-hijack path (`hijack_paths.ts`: the loader's preload, the
+ *    shells, interpreters and test runner the grader runs, start-up hooks, test-runner
+ *    configuration outside `/tests`) is `tampering`, unless the task allows the path; nothing runs.
+ * 2. With the image's own tools, still untouched: the paths the agent deleted are deleted, and
  *    every command the agent shadowed (an executable it added or changed whose name the image
  *    already resolves on `PATH`) is copied, as the image has it, into a folder that comes first on
- *    the verifier's `PATH`.
- * 2. The sealed changes are copied in by the engine, less anything under `/tests` and
- *    `/logs/verifier`: the image already holds the task's own `tests/` at `/tests` and an empty
- *    `/logs/verifier`, so a planted test or reward never reaches the verifier.
- * 3. `bash /tests/test.sh` runs as `[verifier].user` under `[verifier].timeout_sec`, in the image's
- *    `WORKDIR`, with the image's environment, `[verifier].env` and {@linkcode GRADER_ENV} (Python
- *    never puts the working folder first on `sys.path`; pytest autoloads no plugin).
- * 4. The engine copies `/logs/verifier` out: `reward.txt` (a number) or `reward.json`
- *    (`{"reward": x}`, or one number) decides: pass when the reward reaches the pass mark (1
- *    unless `--pass-reward`). No reward, or one that does not parse, is an evaluator error with
- *    the verifier's output.
+ *    the verifier's `PATH`. The sealed changes are copied in, less anything under `/tests` and
+ *    `/logs/verifier` (the image holds the task's own `tests/` and an empty `/logs/verifier`) and
+ *    less bytecode caches; a grader-owned `.pth` appends the image's `WORKDIR` to Python's path.
+ * 3. `bash` reads `tests/test.sh` from the exec's stdin into memory, then runs it as
+ *    `[verifier].user` under `[verifier].timeout_sec`, in the `WORKDIR`, with the image's
+ *    environment, `[verifier].env` and {@linkcode GRADER_ENV}; once it ends, that shell freezes
+ *    and counts what is left running. Its exit code (the engine's word) says whether the script
+ *    ended by itself and left nothing behind.
+ * 4. The engine stops the grader, so nothing runs any more, and copies `/logs/verifier` out:
+ *    `reward.txt` (a number) or `reward.json` (`{"reward": x}`, or one number) decides. A passing
+ *    reward counts only when the script ended by itself with nothing left running, and, when the
+ *    script runs pytest, when pytest's own summary shows tests passed and (for full marks) none
+ *    failed; otherwise the trial is `tampering`. No reward, or one that does not parse, is an
+ *    evaluator error with the verifier's output.
+ *
+ * Code under test runs as the verifier's user, often root, in the same container: it can forge
+ * pytest's summary or act on the verifier's own process (ptrace); docs/tasks.md says so.
  *
  * @module
  */
@@ -31,7 +40,9 @@ import type { BlobStore } from "../store/blob_store.ts";
 import type { TreeEntry } from "../task/file_tree.ts";
 import { posix } from "node:path";
 import type { HarborSettings } from "../task/task.ts";
-import { type Grade, GRADER_ENV, type ScriptRun } from "./grade.ts";
+import { type Grade, GRADER_ENV, isBytecodeCache } from "./grade.ts";
+import { missingEvidence } from "./_pytest_evidence.ts";
+import { findHijacks } from "./hijack_paths.ts";
 
 /** Where the task's `tests/` is in a Harbor grader. */
 export const HARBOR_TESTS = "/tests";
@@ -41,6 +52,9 @@ export const HARBOR_VERIFIER_LOGS = "/logs/verifier";
 
 /** The folder of the image's own copies of commands the agent shadowed, first on `PATH`. */
 export const TRUSTED_BIN = "/verdict/trusted-bin";
+
+/** The grader-owned `.pth` that appends the image's WORKDIR to Python's path. */
+export const WORKDIR_PTH = "zz-verdict-workdir.pth";
 
 /** What grading a Harbor task needs. */
 export interface HarborGradeInput {
@@ -52,6 +66,8 @@ export interface HarborGradeInput {
   blobs: BlobStore;
   /** The whole-container seal (paths relative to `/`). */
   final: Snapshot;
+  /** The task's `tests/` (its `test.sh` is what the verifier runs). */
+  tests: readonly TreeEntry[];
   /** A fresh container from {@linkcode harborGraderTar}'s image; nothing has run in it yet. */
   grader: SandboxContainer;
   /** The reward at or above which a trial passes. */
@@ -67,8 +83,8 @@ const STAGING_BASE_MS = 10_000;
 const STAGING_BYTES_PER_MS = 10_000;
 
 /**
- * What a Harbor grader's image adds to the task's image: the task's `tests/` at `/tests` (owned
- * by root) and an empty `/logs/verifier` anyone may write.
+ * What a Harbor grader's image adds to the task's image: the task's `tests/` at `/tests` and an
+ * empty `/logs/verifier`, owned by root (the staging hands it to a verifier user of another name).
  *
  * @example
  * ```ts
@@ -83,7 +99,7 @@ export function harborGraderTar(tests: readonly TreeEntry[]): Uint8Array {
     entries: [
       ...graderImageTarEntries(tests),
       { path: "logs", type: "dir", mode: 0o755 },
-      { path: "logs/verifier", type: "dir", mode: 0o777 },
+      { path: "logs/verifier", type: "dir", mode: 0o755 },
     ],
     options: { uid: 0, gid: 0 },
   }]);
@@ -103,8 +119,147 @@ function graderImageTarEntries(tests: readonly TreeEntry[]): TarEntry[] {
  */
 export async function gradeHarbor(input: HarborGradeInput): Promise<Grade> {
   const { grader, harbor, signal } = input;
-  const base = { checks: [], requirements: [], canary: null };
-  const entries = input.final.entries;
+  const entries = input.final.entries.filter((entry) => !isBytecodeCache(entry.path));
+  const hijacked = hijackGrade(input, entries);
+  if (hijacked) return hijacked;
+  await stage(input, entries);
+  const script = input.tests.find((entry) => entry.path === "test.sh");
+  if (script?.type !== "file") {
+    throw new InfrastructureError("the Harbor task's tests/test.sh was not staged for grading");
+  }
+  const result = await grader.exec(RUN_VERIFIER, {
+    user: verifierUser(harbor),
+    workdir: input.workdir,
+    env: { ...GRADER_ENV, ...harbor.verifier.env },
+    timeoutMs: harbor.verifier.timeoutSec * 1000,
+    stdin: script.data,
+    signal,
+  });
+  if (result.aborted) throw signal?.reason ?? new Error("grading aborted");
+  const { said, end } = splitEndReport(result.stdout);
+  const output = `${said}${result.stderr}`;
+  const graded = (bucket: Grade["bucket"], reason: string, reward?: number): Grade => ({
+    ...NO_CHECKS,
+    success: {
+      script: "test.sh",
+      exitCode: end?.status ?? result.exitCode,
+      timedOut: result.timedOut,
+      output: output.length > OUTPUT_TAIL ? `...${output.slice(-OUTPUT_TAIL)}` : output,
+    },
+    verdict: bucket === "pass" ? "pass" : "fail",
+    bucket,
+    reason,
+    ...(reward === undefined ? {} : { reward }),
+  });
+  if (result.timedOut) {
+    return graded(
+      "agent_failure",
+      `the verifier (tests/test.sh) ran past ${harbor.verifier.timeoutSec} s and was killed`,
+    );
+  }
+  // Nothing runs once the reward is read: the engine stops the grader and copies the folder out.
+  await grader.stop();
+  const written = await rewardWritten(grader);
+  const reward = typeof written === "string" ? written : parseReward(written.file, written.text);
+  if (typeof reward === "string") {
+    return graded(/^tampering:/.test(reward) ? "agent_failure" : "evaluator_error", reward);
+  }
+  const shown = `reward ${reward}`;
+  if (reward < input.passReward) {
+    return graded("agent_failure", `${shown}, below the pass mark ${input.passReward}`, reward);
+  }
+  const untrusted = endProblem(result.exitCode, end) ??
+    missingEvidence(
+      new TextDecoder().decode(script.data),
+      `${result.stdout}\n${result.stderr}`,
+      reward >= 1,
+    );
+  if (untrusted !== null) {
+    return graded("agent_failure", `tampering: ${shown}, but ${untrusted}`, reward);
+  }
+  return graded("pass", shown, reward);
+}
+
+const NO_CHECKS = { checks: [], requirements: [], canary: null };
+
+// The tampering grade for sealed changes at grader-hijack paths (the task's allowed ones aside),
+// or null when there are none.
+function hijackGrade(input: HarborGradeInput, entries: readonly SnapshotEntry[]): Grade | null {
+  const hijacks = findHijacks(
+    entries.filter((entry) => !heldBack(entry.path)).map((entry) => ({
+      path: entry.path,
+      ...(entry.type === "file" && entry.path.endsWith(".pth")
+        ? { pth: new TextDecoder().decode(input.blobs.get(entry.sha256)) }
+        : {}),
+    })),
+    input.workdir,
+    input.harbor.verifier.allowedHijackPaths ?? [],
+  );
+  if (hijacks.length === 0) return null;
+  const [first] = hijacks;
+  return {
+    ...NO_CHECKS,
+    success: null,
+    verdict: "fail",
+    bucket: "agent_failure",
+    reason: `tampering: the agent changed ${first.path}, ${first.kind}${
+      hijacks.length > 1 ? ` (and ${hijacks.length - 1} more grader-hijack paths)` : ""
+    }; a task that needs it allows it in [verifier].allowed_hijack_paths`,
+  };
+}
+
+// Run as root in the untouched grader, with the image's own tools: DELETED lists the paths the
+// agent deleted, SHADOWING the names of executables it added or changed (`command -v` answers as
+// the image would), and the image's Python names its first site folder; /logs/verifier becomes
+// the verifier's. Then the sealed changes on stdin are unpacked at /, owners and modes as sealed,
+// and, with shell builtins only, a grader-owned .pth appends the WORKDIR to Python's path (after
+// the standard library and site-packages: PYTHONSAFEPATH keeps it from coming first).
+const STAGED_MARK = "verdict: sealed end state staged";
+const STAGE = `set -e
+printf '%s\\n' "$DELETED" | while IFS= read -r path; do [ -z "$path" ] || rm -rf -- "$path"; done
+mkdir -p ${TRUSTED_BIN}
+printf '%s\\n' "$SHADOWING" | while IFS= read -r name; do
+  [ -n "$name" ] || continue
+  found=$(command -v -- "$name" 2>/dev/null || true)
+  case "$found" in /*) cp -L -p -- "$found" ${shellQuote(TRUSTED_BIN)}/ ;; esac
+done
+site=$(python3 -c 'import site; print(site.getsitepackages()[0])' 2>/dev/null || true)
+case "$site" in /*) mkdir -p -- "$site" ;; *) site="" ;; esac
+[ "$VERIFIER_USER" = 0:0 ] || chown -- "$VERIFIER_USER" ${HARBOR_VERIFIER_LOGS}
+(umask 0 && tar -x -p -f - -C /)
+[ -z "$site" ] || printf '%s\\n' "$WORKDIR" > "$site/${WORKDIR_PTH}"
+echo '${STAGED_MARK}'`;
+
+// The verifier: bash reads test.sh from the exec's stdin into memory before anything of the task
+// runs (root code cannot rewrite what it runs, as it could a file bash reads as it goes), runs it
+// in a subshell, then freezes and counts what is left running outside the container's own
+// session. Its exit code, which the engine reports, is 0 only when the script ended by itself
+// (status below 128) and left nothing running; the mark line only describes (it is imitable).
+const END_MARK = "verdict: the verifier ended";
+const PARENT = `IFS= read -r -d '' verdict_script
+exec </dev/null
+( eval "$verdict_script" )
+status=$?
+kill -STOP -1 2>/dev/null
+read -r line < /proc/1/stat; set -- \${line##*) }; keep=$4
+left=0; names=""
+for stat in /proc/[0-9]*/stat; do
+  read -r line < "$stat" 2>/dev/null || continue
+  pid=\${stat#/proc/}; pid=\${pid%/stat}
+  [ "$pid" = "$$" ] && continue
+  set -- \${line##*) }
+  [ "$1" = Z ] || [ "$4" = "$keep" ] && continue
+  comm=\${line#*(}; left=$((left + 1)); names="$names \${comm%%)*}"
+done
+printf '\\n%s %s %s%s\\n' '${END_MARK}' "$status" "$left" "$names"
+[ "$left" -eq 0 ] || exit 4
+[ "$status" -lt 128 ] || exit 3
+exit 0`;
+const RUN_VERIFIER = `PATH=${TRUSTED_BIN}:"$PATH"; export PATH
+exec bash -c ${shellQuote(PARENT)} ${HARBOR_TESTS}/test.sh`;
+
+// Stages the sealed changes (all but bytecode caches) in the untouched grader, as root.
+async function stage(input: HarborGradeInput, entries: readonly SnapshotEntry[]): Promise<void> {
   const removed = entries.filter((entry) => entry.type === "removed" && !heldBack(entry.path))
     .map((entry) => entry.path);
   const shadowing = [
@@ -118,34 +273,20 @@ export async function gradeHarbor(input: HarborGradeInput): Promise<Grade> {
     entries: snapshotContents(input.blobs, { ...input.final, entries: staged(entries) }),
     options: { uid: 0, gid: 0 },
   }]);
-  const staging = {
-    timeoutMs: STAGING_BASE_MS + stdin.length / STAGING_BYTES_PER_MS,
+  const result = await input.grader.exec(STAGE, {
+    user: "0:0",
     stdin,
-    env: { DELETED: removed.map((path) => `/${path}`).join("\n"), SHADOWING: shadowing.join("\n") },
-    signal,
-  };
-  const user = harbor.verifier.user === "root" ? "0:0" : harbor.verifier.user;
-  const test = {
-    workdir: input.workdir,
-    env: { ...GRADER_ENV, ...harbor.verifier.env },
-    timeoutMs: harbor.verifier.timeoutSec * 1000,
-    signal,
-  };
-  // Staged as root; a root verifier runs in the same exec (one engine call fewer).
-  let result = await grader.exec(
-    user === "0:0" ? `${STAGE}\n${RUN_VERIFIER}` : STAGE,
-    user === "0:0"
-      ? {
-        ...staging,
-        ...test,
-        user,
-        env: { ...test.env, ...staging.env },
-        timeoutMs: staging.timeoutMs + test.timeoutMs,
-      }
-      : { ...staging, user: "0:0" },
-  );
-  if (result.aborted) throw signal?.reason ?? new Error("grading aborted");
-  if (!result.stdout.startsWith(`${STAGED_MARK}\n`)) {
+    env: {
+      DELETED: removed.map((path) => `/${path}`).join("\n"),
+      SHADOWING: shadowing.join("\n"),
+      VERIFIER_USER: verifierUser(input.harbor),
+      WORKDIR: input.workdir,
+    },
+    timeoutMs: STAGING_BASE_MS + stdin.length / STAGING_BYTES_PER_MS,
+    signal: input.signal,
+  });
+  if (result.aborted) throw input.signal?.reason ?? new Error("grading aborted");
+  if (!result.stdout.endsWith(`${STAGED_MARK}\n`)) {
     throw new InfrastructureError(
       `could not stage the sealed end state in the Harbor grader: ${
         result.timedOut ? "it ran past the deadline" : firstLine(result.stderr) ||
@@ -153,107 +294,98 @@ export async function gradeHarbor(input: HarborGradeInput): Promise<Grade> {
       }`,
     );
   }
-  result = user === "0:0"
-    ? { ...result, stdout: result.stdout.slice(STAGED_MARK.length + 1) }
-    : await grader.exec(RUN_VERIFIER, { ...test, user });
-  if (result.aborted) throw signal?.reason ?? new Error("grading aborted");
-  const { said, reward: written } = splitRewardReport(result.stdout);
-  const output = `${said}${result.stderr}`;
-  const success: ScriptRun = {
-    script: "test.sh",
-    exitCode: result.exitCode,
-    timedOut: result.timedOut,
-    output: output.length > OUTPUT_TAIL ? `...${output.slice(-OUTPUT_TAIL)}` : output,
-  };
-  if (result.timedOut) {
-    return {
-      ...base,
-      success,
-      verdict: "fail",
-      bucket: "agent_failure",
-      reason:
-        `the verifier (tests/test.sh) ran past ${harbor.verifier.timeoutSec} s and was killed`,
-    };
-  }
-  const reward = written === null
-    ? `no reward: the verifier wrote neither ${HARBOR_VERIFIER_LOGS}/reward.txt nor reward.json`
-    : parseReward(written.file, written.text);
-  if (typeof reward === "string") {
-    return { ...base, success, verdict: "fail", bucket: "evaluator_error", reason: reward };
-  }
-  const shown = `reward ${reward}`;
-  return reward >= input.passReward
-    ? { ...base, success, reward, verdict: "pass", bucket: "pass", reason: shown }
-    : {
-      ...base,
-      success,
-      reward,
-      verdict: "fail",
-      bucket: "agent_failure",
-      reason: `${shown}, below the pass mark ${input.passReward}`,
-    };
 }
 
-// Run as root in the untouched grader, with the image's own tools: DELETED lists the paths the
-// agent deleted, SHADOWING the names of executables it added or changed (`command -v` answers as
-// the image would); then the sealed changes on stdin are unpacked at /, owners and modes as sealed.
-const STAGED_MARK = "verdict: sealed end state staged";
-const STAGE = `set -e
-printf '%s\\n' "$DELETED" | while IFS= read -r path; do [ -z "$path" ] || rm -rf -- "$path"; done
-mkdir -p ${TRUSTED_BIN}
-printf '%s\\n' "$SHADOWING" | while IFS= read -r name; do
-  [ -n "$name" ] || continue
-  found=$(command -v -- "$name" 2>/dev/null || true)
-  case "$found" in /*) cp -L -p -- "$found" ${shellQuote(TRUSTED_BIN)}/ ;; esac
-done
-(umask 0 && tar -x -p -f - -C /)
-echo '${STAGED_MARK}'
-set +e`;
-// The verifier, then the reward it wrote, after a mark (shell builtins only): the same exec
-// reads it back, one engine call fewer than copying /logs/verifier out.
-const REWARD_MARK = "verdict: the reward written by the verifier follows";
-const RUN_VERIFIER = `unset DELETED SHADOWING
-PATH=${TRUSTED_BIN}:"$PATH"; export PATH
-bash ${HARBOR_TESTS}/test.sh
-status=$?
-printf '\\n%s\\n' '${REWARD_MARK}'
-for name in reward.txt reward.json; do
-  [ -f "${HARBOR_VERIFIER_LOGS}/$name" ] || continue
-  printf '%s\\n' "$name"
-  while IFS= read -r line || [ -n "$line" ]; do printf '%s\\n' "$line"; done < "${HARBOR_VERIFIER_LOGS}/$name"
-  break
-done
-exit $status`;
+function verifierUser(harbor: HarborSettings): string {
+  return harbor.verifier.user === "root" ? "0:0" : harbor.verifier.user;
+}
+
+// The reward file the verifier left, copied out of the stopped grader by the engine, or why there
+// is none.
+async function rewardWritten(
+  grader: SandboxContainer,
+): Promise<{ file: "reward.txt" | "reward.json"; text: string } | string> {
+  let copied: TarEntry[];
+  try {
+    copied = await grader.copyOut(HARBOR_VERIFIER_LOGS);
+  } catch (error) {
+    if (!(error instanceof InfrastructureError)) throw error;
+    return `tampering: ${HARBOR_VERIFIER_LOGS} is gone from the grader: ${error.message}`;
+  }
+  const folder = copied.find((entry) => entry.path === "verifier");
+  if (folder?.type !== "dir") {
+    return `tampering: ${HARBOR_VERIFIER_LOGS} is no longer a folder after the verifier ran`;
+  }
+  const files = ["reward.txt", "reward.json"].flatMap((name) => {
+    const entry = copied.find((candidate) => candidate.path === `verifier/${name}`);
+    return entry?.type === "file"
+      ? [{ file: name as "reward.txt" | "reward.json", text: new TextDecoder().decode(entry.data) }]
+      : [];
+  });
+  if (files.length === 0) {
+    return `no reward: the verifier wrote neither ${HARBOR_VERIFIER_LOGS}/reward.txt nor reward.json`;
+  }
+  if (files.length === 2) {
+    const [text, json] = files.map((written) => parseReward(written.file, written.text));
+    if (text !== json) {
+      return `tampering: ${HARBOR_VERIFIER_LOGS} holds both reward.txt (${text}) and reward.json ` +
+        `(${json}), and they disagree`;
+    }
+  }
+  return files[0];
+}
+
+/** How the verifier's shell said it ended (the mark line; it only describes). */
+interface EndReport {
+  /** The script's exit status. */
+  status: number;
+  /** How many processes it left running. */
+  left: number;
+  /** Their names. */
+  names: string[];
+}
 
 /**
- * Splits what the verifier's exec printed into the verifier's own output and the reward file it
- * wrote (named on the line after the last mark), or null when it wrote none.
+ * Splits what the verifier's exec printed into the verifier's own output and the end report its
+ * shell printed last, or null when there is none.
  *
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { splitRewardReport } from "./harbor_grade.ts";
- * const printed = "1 passed\n\nverdict: the reward written by the verifier follows\nreward.txt\n1\n";
- * assert.deepEqual(splitRewardReport(printed), {
+ * import { splitEndReport } from "./harbor_grade.ts";
+ * const printed = "1 passed\n\nverdict: the verifier ended 0 1 sleep\n";
+ * assert.deepEqual(splitEndReport(printed), {
  *   said: "1 passed\n",
- *   reward: { file: "reward.txt", text: "1\n" },
+ *   end: { status: 0, left: 1, names: ["sleep"] },
  * });
  * ```
  */
-export function splitRewardReport(stdout: string): {
-  said: string;
-  reward: { file: "reward.txt" | "reward.json"; text: string } | null;
-} {
-  const mark = `\n${REWARD_MARK}\n`;
+export function splitEndReport(stdout: string): { said: string; end: EndReport | null } {
+  const mark = `\n${END_MARK} `;
   const at = stdout.lastIndexOf(mark);
-  if (at < 0) return { said: stdout, reward: null };
-  const rest = stdout.slice(at + mark.length);
-  const newline = rest.indexOf("\n");
-  const file = newline < 0 ? rest : rest.slice(0, newline);
-  const reward = file === "reward.txt" || file === "reward.json"
-    ? { file, text: rest.slice(newline + 1) } as const
-    : null;
-  return { said: stdout.slice(0, at), reward };
+  if (at < 0) return { said: stdout, end: null };
+  const [status, left, ...names] = stdout.slice(at + mark.length).trim().split(" ");
+  return {
+    said: stdout.slice(0, at),
+    end: { status: Number(status), left: Number(left), names: names.filter(Boolean) },
+  };
+}
+
+// Why the way the verifier's shell ended does not let its reward count, or null when it ended by
+// itself and left nothing running. The exit code is the engine's word; the report only names.
+function endProblem(exitCode: number, end: EndReport | null): string | null {
+  if (exitCode === 0) return null;
+  if (exitCode === 4 && end) {
+    return `the verifier left ${end.left} process${end.left === 1 ? "" : "es"} running when its ` +
+      `script ended (${end.names.slice(0, 5).join(", ")}): a reward written while they ran ` +
+      "cannot be told from theirs (a task's test.sh must stop what it starts)";
+  }
+  if (exitCode === 3 && end) {
+    return `the verifier's script did not end by itself: its shell ended with status ${end.status} ` +
+      "(killed by a signal, or exiting as if it were)";
+  }
+  return `the verifier's shell was killed or stopped from outside (exit ${exitCode}): the ` +
+    "script did not end by itself";
 }
 
 // What reaches the grader: not what it already holds (below), and nothing beneath a sealed

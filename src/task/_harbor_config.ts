@@ -72,6 +72,13 @@ const sizeMb = must(
 
 const VERIFIER = z.strictObject({
   timeout_sec: seconds.default(DEFAULT_TIMEOUT_SEC),
+  // Verdict's own (Harbor ignores keys it does not know): grader-hijack paths the task allows.
+  allowed_hijack_paths: z.array(must(
+    z.string(),
+    (path) => path.startsWith("/") && !path.split("/").includes(".."),
+    (path) => `'${path}' is not an absolute path without '..'`,
+    'write absolute paths, such as ["/etc/ld.so.cache"]',
+  )).optional(),
   env: stringTable.default({}),
   user: user.optional(),
   network_mode: networkMode("verifier.network_mode").optional(),

@@ -101,6 +101,9 @@ export function parseHarborToml(text: string, file: string): HarborConfigSetting
       timeoutSec: config.verifier.timeout_sec,
       env: { ...config.verifier.env },
       user: config.verifier.user ?? "root",
+      ...(config.verifier.allowed_hijack_paths === undefined
+        ? {}
+        : { allowedHijackPaths: config.verifier.allowed_hijack_paths }),
     },
     agentTimeoutSec: config.agent.timeout_sec,
     metadata: plainData({

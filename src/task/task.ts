@@ -56,6 +56,11 @@ export interface HarborSettings {
     env: Record<string, string>;
     /** `user`: who runs `tests/test.sh` (default `root`). */
     user: string;
+    /**
+     * `allowed_hijack_paths` (Verdict's own key): grader-hijack paths the agent may change, each
+     * with everything under it (see `grading/hijack_paths.ts`); absent when none.
+     */
+    allowedHijackPaths?: readonly string[];
   };
   /** `[agent].timeout_sec`. */
   agentTimeoutSec: number;

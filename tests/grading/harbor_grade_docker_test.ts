@@ -11,6 +11,7 @@ import {
 import type { TarEntry } from "../../src/sandbox/tar.ts";
 import { openStore } from "../../src/store/store.ts";
 import type { Grade } from "../../src/grading/grade.ts";
+import type { TreeEntry } from "../../src/task/file_tree.ts";
 import { requireDocker } from "../_docker.ts";
 
 const text = (value: string) => new TextEncoder().encode(value);
@@ -24,7 +25,10 @@ const TEST_SH =
 async function gradeInDocker(
   entries: readonly TarEntry[],
   removed: readonly string[] = [],
+  testSh = TEST_SH,
+  user = "root",
 ): Promise<Grade> {
+  const tests: TreeEntry[] = [{ path: "test.sh", type: "file", mode: 0o755, data: text(testSh) }];
   const sandbox = new DockerSandbox(await requireDocker());
   const grader = await sandbox.start({
     image: "verdict/python:3.11",
@@ -36,10 +40,7 @@ async function gradeInDocker(
   });
   const store = openStore(":memory:");
   try {
-    await grader.copyIn(
-      harborGraderTar([{ path: "test.sh", type: "file", mode: 0o755, data: text(TEST_SH) }]),
-      "/",
-    );
+    await grader.copyIn(harborGraderTar(tests), "/");
     const files = sealEntries(entries);
     const deleted: SnapshotEntry[] = removed.map((path) => ({ path, type: "removed" }));
     const root = storeSnapshot(
@@ -50,7 +51,7 @@ async function gradeInDocker(
       harbor: {
         schemaVersion: "1.0",
         environment: { dockerfile: null, dockerImage: "verdict/python:3.11", buildTimeoutSec: 60 },
-        verifier: { timeoutSec: 30, env: {}, user: "root" },
+        verifier: { timeoutSec: 30, env: {}, user },
         agentTimeoutSec: 60,
         solveScript: false,
         metadata: {},
@@ -58,6 +59,7 @@ async function gradeInDocker(
       workdir: "/root",
       blobs: store.blobs,
       final: loadSnapshot(store.blobs, root),
+      tests,
       grader,
       passReward: 1,
     });
@@ -102,4 +104,49 @@ Deno.test("the agent deleting /tests does not take the task's tests away from th
   // An image whose Dockerfile made /tests, which the agent deleted: sealed as removed.
   const graded = await gradeInDocker([SOLVED], ["tests"]);
   assert.equal(graded.verdict, "pass", `${graded.bucket}: ${graded.reason}`);
+});
+
+Deno.test("a verifier of another user gets /logs/verifier as its own; code under test of another user cannot write there", async () => {
+  // The test, as 1000, writes the reward; a file only root could have written would be refused.
+  const graded = await gradeInDocker(
+    [SOLVED],
+    [],
+    'test "$(id -u)" = 1000 && [ -f /root/solved ] && echo 1 > /logs/verifier/reward.txt\n',
+    "1000",
+  );
+  assert.equal(graded.verdict, "pass", `${graded.bucket}: ${graded.reason}`);
+  // As root, the folder is root's alone: not writable for anyone else any more.
+  const mode = await gradeInDocker(
+    [],
+    [],
+    "stat -c %a:%U /logs/verifier | grep -qx 755:root && echo 1 > /logs/verifier/reward.txt\n",
+  );
+  assert.equal(mode.verdict, "pass", `${mode.bucket}: ${mode.reason}`);
+});
+
+Deno.test("the verifier's shell: a process left running, or the shell killed, leaves a passing reward uncounted", async () => {
+  const left = await gradeInDocker(
+    [],
+    [],
+    "(sleep 30 &) ; echo 1 > /logs/verifier/reward.txt\n",
+  );
+  assert.equal(left.verdict, "fail");
+  assert.match(
+    left.reason,
+    /^tampering: reward 1, but the verifier left 1 process running .*sleep/,
+  );
+  const killed = await gradeInDocker(
+    [],
+    [],
+    "echo 1 > /logs/verifier/reward.txt; kill -9 $$ $BASHPID\n",
+  );
+  assert.equal(killed.verdict, "fail");
+  assert.match(killed.reason, /^tampering: reward 1, but the verifier's shell was killed/);
+  // Rewriting /tests/test.sh as it runs changes nothing: bash holds the script in memory.
+  const rewritten = await gradeInDocker(
+    [],
+    [],
+    "echo 'echo 1 > /logs/verifier/reward.txt' >> /tests/test.sh\necho 0 > /logs/verifier/reward.txt\n",
+  );
+  assert.equal(rewritten.reward, 0, rewritten.reason);
 });
