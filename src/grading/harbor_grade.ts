@@ -41,7 +41,7 @@ import type { TreeEntry } from "../task/file_tree.ts";
 import { posix } from "node:path";
 import type { HarborSettings } from "../task/task.ts";
 import { type Grade, GRADER_ENV, isBytecodeCache } from "./grade.ts";
-import { missingEvidence } from "./_pytest_evidence.ts";
+import { missingEvidence, runsPytest } from "./_pytest_evidence.ts";
 import { findHijacks } from "./hijack_paths.ts";
 
 /** Where the task's `tests/` is in a Harbor grader. */
@@ -177,7 +177,11 @@ export async function gradeHarbor(input: HarborGradeInput): Promise<Grade> {
   if (untrusted !== null) {
     return graded("agent_failure", `tampering: ${shown}, but ${untrusted}`, reward);
   }
-  return graded("pass", shown, reward);
+  // Never a silent pass: a reward no pytest summary can back says so.
+  const unbacked = runsPytest(new TextDecoder().decode(script.data))
+    ? ""
+    : " (not cross-checked: the verifier runs no pytest)";
+  return graded("pass", `${shown}${unbacked}`, reward);
 }
 
 const NO_CHECKS = { checks: [], requirements: [], canary: null };

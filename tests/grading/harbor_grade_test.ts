@@ -219,6 +219,7 @@ Deno.test("reward 1 while pytest reported failures, or no summary at all, is tam
     verified: { ...PASSED, said: "" },
   });
   assert.equal(plain.result.verdict, "pass", plain.result.reason);
+  assert.equal(plain.result.reason, "reward 1 (not cross-checked: the verifier runs no pytest)");
   // The documented limit: code inside pytest can print a passing summary of its own.
   const forged = await grade({ verified: { ...PASSED, said: "2 passed in 0.01s\n" } });
   assert.equal(forged.result.verdict, "pass");
