@@ -133,7 +133,8 @@ export async function controlPlants(control: Control, task: Task): Promise<Plant
 /**
  * Whether a control has anything to cheat with on a task: a Harbor task always; a Verdict task
  * when its checks leave it something to plant and, for the controls aimed at Python's machinery,
- * when Python grades it (a `*.py` in `workspace/` or `tests/`, or a test that names Python).
+ * when Python grades it (a `*.py` in `workspace/` or `tests/`, or a file of `tests/` that runs
+ * `python`, `python3` or `pytest`).
  *
  * @example
  * ```ts
@@ -153,13 +154,14 @@ export async function controlApplies(control: Control, task: Task): Promise<bool
 }
 
 async function gradedByPython(task: Task): Promise<boolean> {
-  const trees = await Promise.all(
+  const [workspace, tests] = await Promise.all(
     ["workspace", "tests"].map((part) => readTree(join(task.dir, part))),
   );
   const decoder = new TextDecoder();
-  return trees.flat().some((entry) =>
-    entry.type === "file" &&
-    (entry.path.endsWith(".py") || /\b(python3?|pytest)\b/.test(decoder.decode(entry.data)))
+  const module = (entry: TreeEntry) => entry.type === "file" && entry.path.endsWith(".py");
+  return workspace.some(module) || tests.some((entry) =>
+    module(entry) ||
+    (entry.type === "file" && /\b(python3?|pytest)\b/.test(decoder.decode(entry.data)))
   );
 }
 

@@ -90,6 +90,7 @@ export async function checkTasks(
   deps: CheckDeps,
 ): Promise<TasksCheckOutcome> {
   // Harbor images are readied once, before the runs that would each build them at the same time.
+  await deps.sandbox.ping(deps.signal);
   await readyHarborImages(request.tasks, deps.sandbox, deps.signal);
   const planned = await planRuns(request.tasks);
   const share = Math.max(1, Math.ceil(request.concurrency / planned.length));
