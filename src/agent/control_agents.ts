@@ -24,7 +24,16 @@ import {
 } from "./_control_plants.ts";
 import { harborExitAtImport, harborGraderHijack, harborSkipAll } from "./_control_harbor.ts";
 
-/** The prefix of a control agent's name (`control:skip-all`). */
+/**
+ * The prefix of a control agent's name (`control:skip-all`).
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { CONTROL_PREFIX } from "./control_agents.ts";
+ * assert.equal(CONTROL_PREFIX, "control:");
+ * ```
+ */
 export const CONTROL_PREFIX = "control:";
 
 /** A generic cheat. */
