@@ -94,8 +94,52 @@ export async function checkTasks(
   await readyHarborImages(request.tasks, deps.sandbox, deps.signal);
   const planned = await planRuns(request.tasks);
   const share = Math.max(1, Math.ceil(request.concurrency / planned.length));
-  const base = { ...request, model: null, settings: null, repeat: 1, concurrency: share };
-  // Each run starts once the one before it is recorded: the oracle's run is named first.
+  const outcomes = await startRuns(planned, {
+    ...request,
+    model: null,
+    settings: null,
+    repeat: 1,
+    concurrency: share,
+  }, deps);
+  const of = (agent: Agent) => {
+    const index = planned.findIndex((run) => run.agent === agent);
+    return index < 0 ? undefined : outcomes.at(index);
+  };
+  const oracle = of(oracleAgent);
+  const nop = of(nopAgent);
+  const controls = planned.flatMap((run, index) => {
+    const outcome = outcomes.at(index);
+    return run.control && outcome ? [{ control: run.control, outcome }] : [];
+  });
+  const interrupted = outcomes.find((outcome) => outcome.interrupted);
+  const runs = [oracle, nop].flatMap((outcome) => outcome ? [outcome.run.id] : []);
+  const controlRuns = Object.fromEntries(
+    controls.map(({ control, outcome }) => [control.name, outcome.run.id]),
+  );
+  if (interrupted || nop === undefined) {
+    return {
+      tasks: [],
+      runs,
+      controlRuns,
+      interrupted: true,
+      interruption: interrupted?.interruption ?? deps.signal.reason,
+    };
+  }
+  return {
+    tasks: taskChecks(request.tasks, oracle?.results.trials ?? [], nop.results.trials, controls),
+    runs,
+    controlRuns,
+    interrupted: false,
+  };
+}
+
+// Each run starts once the one before it is recorded (the oracle's run is named first), then
+// they go at the same time; none starts after one fails or the check is interrupted.
+async function startRuns(
+  planned: readonly PlannedRun[],
+  base: Omit<EvalRequest, "agent">,
+  deps: CheckDeps,
+): Promise<EvalOutcome[]> {
   const running: Promise<EvalOutcome>[] = [];
   let failed = false;
   for (const run of planned) {
@@ -109,67 +153,47 @@ export async function checkTasks(
         progress: runProgress(deps.progress, run.agent.name, resolve),
       },
     );
-    // Its failure is thrown below, and no run starts after it.
-    outcome.catch(() => failed = true).finally(resolve);
+    outcome.catch(() => failed = true).finally(resolve); // its failure is thrown below
     running.push(outcome);
     await started;
-    if (failed) break;
+    if (failed || deps.signal.aborted) break;
   }
-  const outcomes = await Promise.all(running);
-  const of = (agent: Agent) => {
-    const index = planned.findIndex((run) => run.agent === agent);
-    return index < 0 ? undefined : outcomes[index];
-  };
-  const oracle = of(oracleAgent);
-  const nop = of(nopAgent)!;
-  const controls = planned.flatMap((run, index) =>
-    run.control ? [{ control: run.control, outcome: outcomes[index] }] : []
-  );
-  const interrupted = outcomes.find((outcome) => outcome.interrupted);
-  const runs = [...(oracle ? [oracle.run.id] : []), nop.run.id];
-  const controlRuns = Object.fromEntries(
-    controls.map(({ control, outcome }) => [control.name, outcome.run.id]),
-  );
-  if (interrupted) {
-    return {
-      tasks: [],
-      runs,
-      controlRuns,
-      interrupted: true,
-      interruption: interrupted.interruption,
-    };
-  }
+  return await Promise.all(running);
+}
+
+// Each task's check, in task order, from the runs' trials.
+function taskChecks(
+  tasks: readonly Task[],
+  oracleTrials: TrialRecord[],
+  nopTrials: TrialRecord[],
+  controls: readonly { control: Control; outcome: EvalOutcome }[],
+): TaskCheck[] {
   const byTask = (trials: TrialRecord[]) => new Map(trials.map((trial) => [trial.task, trial]));
-  const oracleTrials = byTask(oracle?.results.trials ?? []);
-  const nopTrials = byTask(nop.results.trials);
-  const controlTrials = controls.map(({ control, outcome }) => ({
+  const oracle = byTask(oracleTrials);
+  const nop = byTask(nopTrials);
+  const ofControls = controls.map(({ control, outcome }) => ({
     control,
     trials: byTask(outcome.results.trials),
   }));
-  return {
-    tasks: [...request.tasks].sort((a, b) => a.id < b.id ? -1 : a.id > b.id ? 1 : 0)
-      .filter((task) => oracleTrials.has(task.id) || nopTrials.has(task.id) || !task.hasSolution)
-      .map((task) => {
-        const ran = controlTrials.flatMap(({ control, trials }) => {
-          const trial = trials.get(task.id);
-          return trial ? [{ control, trial }] : [];
-        });
-        const modelOnly = (oracleTrials.get(task.id)?.requirements ?? [])
-          .filter((requirement) => !requirement.passed && requirement.model_only)
-          .map((requirement) => requirement.kind);
-        return {
-          task: task.id,
-          oracle: oracleTrials.get(task.id),
-          nop: nopTrials.get(task.id),
-          controls: ran.map(({ control, trial }) => ({ control: control.name, trial })),
-          modelOnly,
-          problems: checkProblems(task, oracleTrials.get(task.id), nopTrials.get(task.id), ran),
-        };
-      }),
-    runs,
-    controlRuns,
-    interrupted: false,
-  };
+  return [...tasks].sort((a, b) => a.id < b.id ? -1 : a.id > b.id ? 1 : 0)
+    .filter((task) => oracle.has(task.id) || nop.has(task.id) || !task.hasSolution)
+    .map((task) => {
+      const ran = ofControls.flatMap(({ control, trials }) => {
+        const trial = trials.get(task.id);
+        return trial ? [{ control, trial }] : [];
+      });
+      const modelOnly = (oracle.get(task.id)?.requirements ?? [])
+        .filter((requirement) => !requirement.passed && requirement.model_only)
+        .map((requirement) => requirement.kind);
+      return {
+        task: task.id,
+        oracle: oracle.get(task.id),
+        nop: nop.get(task.id),
+        controls: ran.map(({ control, trial }) => ({ control: control.name, trial })),
+        modelOnly,
+        problems: checkProblems(task, oracle.get(task.id), nop.get(task.id), ran),
+      };
+    });
 }
 
 // The oracle's run (the tasks with a solution), the nop agent's (every task), and each control's
