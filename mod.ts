@@ -203,7 +203,14 @@ export { type LoopChoices, type LoopSetup, setupLoopAgent } from "./src/eval/loo
 export type { SessionDriver } from "./src/eval/session_driver.ts";
 export type { Experiment, RecordedRunConfig, RunConfig } from "./src/eval/run_identity.ts";
 export type { Shard } from "./src/eval/shard.ts";
-export { checkTasks, type TaskCheck, type TasksCheckOutcome } from "./src/eval/tasks_check.ts";
+export {
+  type CheckDeps,
+  type CheckProgress,
+  checkTasks,
+  type ControlTrial,
+  type TaskCheck,
+  type TasksCheckOutcome,
+} from "./src/eval/tasks_check.ts";
 
 // The record.
 export { openStore, type Store } from "./src/store/store.ts";

@@ -11,6 +11,7 @@ import type { Agent } from "../agent/agent.ts";
 import { CLAUDE_CODE_API, claudeCodeAgent } from "../agent/claude_code_agent.ts";
 import { CMD_PREFIX, cmdAgent } from "../agent/cmd_agent.ts";
 import { CODEX_API, codexAgent } from "../agent/codex_agent.ts";
+import { controlAgent, controlName, CONTROLS } from "../agent/control_agents.ts";
 import { nopAgent } from "../agent/nop.ts";
 import { oracleAgent } from "../agent/oracle.ts";
 import { InfrastructureError, UsageError } from "../core/errors.ts";
@@ -114,6 +115,13 @@ export const AGENTS: readonly AgentKind[] = [
   { name: "oracle", needs: { model: false, solutions: true }, build: fixed(oracleAgent) },
   { name: "nop", needs: { model: false, solutions: false }, build: fixed(nopAgent) },
 ];
+
+/** The control agents of `tasks check` (`control:NAME`), which also run under `eval --agent`. */
+const CONTROL_KINDS: readonly AgentKind[] = CONTROLS.map((control) => ({
+  name: controlName(control),
+  needs: { model: false, solutions: false },
+  build: fixed(controlAgent(control)),
+}));
 
 /** What building an agent may take besides its name. */
 export interface AgentOptions {
@@ -265,5 +273,6 @@ export function recordedAgentKind(
     return cmdAgentKind(name, options);
   }
   const bare = legacy ? name.replace(/ \(tasks check\)$/, "") : name;
-  return AGENTS.find((agent) => agent.name === bare) ?? kitAgentKind(bare, options);
+  return [...AGENTS, ...CONTROL_KINDS].find((agent) => agent.name === bare) ??
+    kitAgentKind(bare, options);
 }

@@ -1,16 +1,34 @@
 /**
- * `verdict tasks check`: every manifest validates; per task the oracle passes, and the nop agent
+ * `verdict tasks check`: every manifest validates; per task the oracle passes, the nop agent
  * (the untouched workspace) fails, with the success script itself failing, not just a
- * requirement. Requirements that only a model-driven run can meet are reported as such. A task
- * with no reference solution is left out of the oracle run and reported as a problem.
+ * requirement, and the canary fails on the untouched workspace; and no control agent (a generic
+ * cheat, `control_agents.ts`) passes. Requirements that only a model-driven run can meet are
+ * reported as such, and waived for the oracle and the controls. A task with no reference
+ * solution is left out of the oracle run and reported as a problem.
+ *
+ * Each agent's trials are a run of their own, recorded in the state directory; the runs go at
+ * the same time, sharing `concurrency` between them.
  *
  * @module
  */
-import { noSolutionMessage, oracleAgent } from "../agent/oracle.ts";
+import type { Agent } from "../agent/agent.ts";
+import { type Control, controlAgent, controlApplies, CONTROLS } from "../agent/control_agents.ts";
+import { oracleAgent } from "../agent/oracle.ts";
 import { nopAgent } from "../agent/nop.ts";
 import type { TrialRecord } from "../store/trial_record.ts";
 import type { Task } from "../task/task.ts";
+import { readyHarborImages } from "./harbor_images.ts";
+import { checkProblems } from "./_check_problems.ts";
+import type { EvalOutcome, Progress } from "./run_lifecycle.ts";
 import { type EvalDeps, type EvalRequest, runEval } from "./run_eval.ts";
+
+/** One control's trial of a task. */
+export interface ControlTrial {
+  /** The control's name (`exit-at-import`). */
+  control: string;
+  /** Its trial. */
+  trial: TrialRecord;
+}
 
 /** One task's check. */
 export interface TaskCheck {
@@ -20,6 +38,8 @@ export interface TaskCheck {
   oracle: TrialRecord | undefined;
   /** The nop trial. */
   nop: TrialRecord | undefined;
+  /** The controls' trials, for the controls that had anything to cheat with on this task. */
+  controls: ControlTrial[];
   /** Requirements the oracle could not meet because only a model can. */
   modelOnly: string[];
   /** Problems; empty when the task checks out. */
@@ -30,70 +50,174 @@ export interface TaskCheck {
 export interface TasksCheckOutcome {
   /** Per task. */
   tasks: TaskCheck[];
-  /** The two runs made (oracle, nop). */
+  /** The oracle's and the nop agent's runs, in that order (the oracle's absent with no solution). */
   runs: string[];
+  /** The controls' runs, by control name. */
+  controlRuns: Record<string, string>;
   /** Whether an interrupt stopped it. */
   interrupted: boolean;
   /** What stopped it: the interrupt signal's reason; undefined when it was not interrupted. */
   interruption?: unknown;
 }
 
+/** The progress of a check's runs, which go at the same time: each call names the run's agent. */
+export interface CheckProgress {
+  /** A run started, with this many trials. */
+  runStarted(agent: string, run: string, trials: number): void;
+  /** One of its trials got its verdict. */
+  trialFinished(agent: string, trial: TrialRecord): void;
+}
+
+/** What a check needs from its caller. */
+export type CheckDeps = Omit<EvalDeps, "agent" | "waiveModelOnly" | "progress"> & {
+  /** Progress display. */
+  progress: CheckProgress;
+};
+
+/** One of the check's runs: an agent and the tasks it gets. */
+interface PlannedRun {
+  agent: Agent;
+  tasks: Task[];
+  control?: Control;
+}
+
 /**
- * Checks the tasks at `request.paths` with an oracle run and a nop run, both recorded in the
- * state directory.
+ * Checks the tasks at `request.paths` with an oracle run, a nop run and a run per control, all
+ * recorded in the state directory.
  */
 export async function checkTasks(
   request: Omit<EvalRequest, "agent" | "model" | "settings" | "repeat">,
-  deps: Omit<EvalDeps, "agent" | "waiveModelOnly">,
+  deps: CheckDeps,
 ): Promise<TasksCheckOutcome> {
-  const base = { ...request, model: null, settings: null, repeat: 1 };
-  const solved = request.tasks.filter((task) => task.hasSolution);
-  const oracle = solved.length === 0 ? undefined : await runEval(
-    { ...base, tasks: solved, agent: "oracle" },
-    { ...deps, agent: oracleAgent, waiveModelOnly: true },
+  // Harbor images are readied once, before the runs that would each build them at the same time.
+  await deps.sandbox.ping(deps.signal);
+  await readyHarborImages(request.tasks, deps.sandbox, deps.signal);
+  const planned = await planRuns(request.tasks);
+  const share = Math.max(1, Math.ceil(request.concurrency / planned.length));
+  const outcomes = await startRuns(planned, {
+    ...request,
+    model: null,
+    settings: null,
+    repeat: 1,
+    concurrency: share,
+  }, deps);
+  const of = (agent: Agent) => {
+    const index = planned.findIndex((run) => run.agent === agent);
+    return index < 0 ? undefined : outcomes.at(index);
+  };
+  const oracle = of(oracleAgent);
+  const nop = of(nopAgent);
+  const controls = planned.flatMap((run, index) => {
+    const outcome = outcomes.at(index);
+    return run.control && outcome ? [{ control: run.control, outcome }] : [];
+  });
+  const interrupted = outcomes.find((outcome) => outcome.interrupted);
+  const runs = [oracle, nop].flatMap((outcome) => outcome ? [outcome.run.id] : []);
+  const controlRuns = Object.fromEntries(
+    controls.map(({ control, outcome }) => [control.name, outcome.run.id]),
   );
-  if (oracle?.interrupted) {
+  if (interrupted || nop === undefined) {
     return {
       tasks: [],
-      runs: [oracle.run.id],
+      runs,
+      controlRuns,
       interrupted: true,
-      interruption: oracle.interruption,
+      interruption: interrupted?.interruption ?? deps.signal.reason,
     };
   }
-  const nop = await runEval({ ...base, agent: "nop" }, { ...deps, agent: nopAgent });
-  const byTask = (trials: TrialRecord[]) => new Map(trials.map((trial) => [trial.task, trial]));
-  const oracleTrials = byTask(oracle?.results.trials ?? []);
-  const nopTrials = byTask(nop.results.trials);
   return {
-    tasks: [...request.tasks].sort((a, b) => a.id < b.id ? -1 : a.id > b.id ? 1 : 0)
-      .filter((task) => oracleTrials.has(task.id) || nopTrials.has(task.id) || !task.hasSolution)
-      .map((task) => judge(task, oracleTrials.get(task.id), nopTrials.get(task.id))),
-    runs: [...(oracle ? [oracle.run.id] : []), nop.run.id],
-    interrupted: nop.interrupted,
-    interruption: nop.interruption,
+    tasks: taskChecks(request.tasks, oracle?.results.trials ?? [], nop.results.trials, controls),
+    runs,
+    controlRuns,
+    interrupted: false,
   };
 }
 
-function judge(task: Task, oracle?: TrialRecord, nop?: TrialRecord): TaskCheck {
-  const problems: string[] = [];
-  if (!task.hasSolution) problems.push(noSolutionMessage(task.dir));
-  else if (oracle === undefined) problems.push("the oracle trial did not finish");
-  else if (oracle.verdict !== "pass") problems.push(`the oracle fails: ${oracle.reason}`);
-  if (nop === undefined) problems.push("the nop trial did not finish");
-  else if (nop.verdict === "pass") {
-    problems.push("the untouched workspace passes: the tests test nothing");
-  } else if (nop.bucket !== "agent_failure") {
-    problems.push(`the nop trial could not be graded: ${nop.reason}`);
-  } else if (
-    !task.harbor && nop.success && nop.success.exit_code === 0 && !nop.success.timed_out
-  ) {
-    // (A Harbor verifier exits 0 either way: its reward, below 1 here, is the verdict.)
-    problems.push(
-      `the success script passes on the untouched workspace (nop fails only because ${nop.reason})`,
+// Each run starts once the one before it is recorded (the oracle's run is named first), then
+// they go at the same time; none starts after one fails or the check is interrupted.
+async function startRuns(
+  planned: readonly PlannedRun[],
+  base: Omit<EvalRequest, "agent">,
+  deps: CheckDeps,
+): Promise<EvalOutcome[]> {
+  const running: Promise<EvalOutcome>[] = [];
+  let failed = false;
+  for (const run of planned) {
+    const { promise: started, resolve } = Promise.withResolvers<void>();
+    const outcome = runEval(
+      { ...base, tasks: run.tasks, agent: run.agent.name },
+      {
+        ...deps,
+        agent: run.agent,
+        waiveModelOnly: run.agent !== nopAgent,
+        progress: runProgress(deps.progress, run.agent.name, resolve),
+      },
     );
+    outcome.catch(() => failed = true).finally(resolve); // its failure is thrown below
+    running.push(outcome);
+    await started;
+    if (failed || deps.signal.aborted) break;
   }
-  const modelOnly = (oracle?.requirements ?? [])
-    .filter((requirement) => !requirement.passed && requirement.model_only)
-    .map((requirement) => requirement.kind);
-  return { task: task.id, oracle, nop, modelOnly, problems };
+  return await Promise.all(running);
+}
+
+// Each task's check, in task order, from the runs' trials.
+function taskChecks(
+  tasks: readonly Task[],
+  oracleTrials: TrialRecord[],
+  nopTrials: TrialRecord[],
+  controls: readonly { control: Control; outcome: EvalOutcome }[],
+): TaskCheck[] {
+  const byTask = (trials: TrialRecord[]) => new Map(trials.map((trial) => [trial.task, trial]));
+  const oracle = byTask(oracleTrials);
+  const nop = byTask(nopTrials);
+  const ofControls = controls.map(({ control, outcome }) => ({
+    control,
+    trials: byTask(outcome.results.trials),
+  }));
+  return [...tasks].sort((a, b) => a.id < b.id ? -1 : a.id > b.id ? 1 : 0)
+    .filter((task) => oracle.has(task.id) || nop.has(task.id) || !task.hasSolution)
+    .map((task) => {
+      const ran = ofControls.flatMap(({ control, trials }) => {
+        const trial = trials.get(task.id);
+        return trial ? [{ control, trial }] : [];
+      });
+      const modelOnly = (oracle.get(task.id)?.requirements ?? [])
+        .filter((requirement) => !requirement.passed && requirement.model_only)
+        .map((requirement) => requirement.kind);
+      return {
+        task: task.id,
+        oracle: oracle.get(task.id),
+        nop: nop.get(task.id),
+        controls: ran.map(({ control, trial }) => ({ control: control.name, trial })),
+        modelOnly,
+        problems: checkProblems(task, oracle.get(task.id), nop.get(task.id), ran),
+      };
+    });
+}
+
+// The oracle's run (the tasks with a solution), the nop agent's (every task), and each control's
+// (the tasks it has anything to cheat with); none with no task.
+async function planRuns(tasks: readonly Task[]): Promise<PlannedRun[]> {
+  const controls = await Promise.all(CONTROLS.map(async (control) => ({
+    agent: controlAgent(control),
+    control,
+    tasks: (await Promise.all(tasks.map((task) => controlApplies(control, task))))
+      .flatMap((applies, index) => applies ? [tasks[index]] : []),
+  })));
+  return [
+    { agent: oracleAgent, tasks: tasks.filter((task) => task.hasSolution) },
+    { agent: nopAgent, tasks: [...tasks] },
+    ...controls,
+  ].filter((run) => run.tasks.length > 0 || run.agent === nopAgent);
+}
+
+function runProgress(progress: CheckProgress, agent: string, started: () => void): Progress {
+  return {
+    runStarted: (run, _config, trials) => {
+      progress.runStarted(agent, run.id, trials);
+      started();
+    },
+    trialFinished: (trial) => progress.trialFinished(agent, trial),
+  };
 }

@@ -3,6 +3,7 @@ import { join } from "node:path";
 import type { Results } from "../../src/report/results.ts";
 import { requireDocker } from "../_docker.ts";
 import { runVerdict, scratchDir } from "../_verdict.ts";
+import { loadSuite } from "../../src/task/load_suite.ts";
 import { startRun, waitForContainers } from "./_live_run.ts";
 
 Deno.test("a resumed tasks check run still waives model-only requirements: the oracle passes", async () => {
@@ -65,4 +66,84 @@ Deno.test("tasks check names a task with no solution/ and how to add one, withou
     /unsolved: \S*no-solution\/unsolved has no solution\/ folder, which the oracle agent applies: add solution\/solve\.sh/,
   );
   assert.match(result.stdout, /0 of 1 tasks check out \(runs [\w-]+\)\n/, "only the nop run");
+});
+
+/** The results of a run recorded in `home`. */
+async function resultsOf(home: string, run: string): Promise<Results> {
+  return JSON.parse(await Deno.readTextFile(join(home, "runs", run, "results.json"))) as Results;
+}
+
+Deno.test("tasks check runs the controls: exit-at-import and skip-all are caught on tasks they pass, a canary that passes the untouched workspace is refused, a well-written task checks out", async () => {
+  await requireDocker();
+  await using home = await scratchDir("check-controls");
+  const result = await runVerdict([
+    "tasks",
+    "check",
+    "tests/fixtures/controls",
+    "--home",
+    home.path,
+  ]);
+  assert.equal(result.code, 1, result.stdout + result.stderr);
+  const out = result.stdout;
+  const problemsOf = (task: string) => new RegExp(`^${task}: (.*)$`, "m").exec(out)?.[1] ?? "";
+
+  // A task with no canary whose tests `python -m pytest` a module: the cheat ends pytest with 0.
+  assert.match(
+    problemsOf("exit-cheatable"),
+    /^control exit-at-import passed: the success script passes when every workspace module exits 0 at import .*; fix: make the tests assert on behaviour the imports must produce/,
+    out,
+  );
+  assert.doesNotMatch(problemsOf("exit-cheatable"), /control (skip-all|grader-hijack)/);
+  // Tests copied into the workspace and run there: the workspace's pytest.ini and conftest.py apply.
+  assert.match(
+    problemsOf("skip-cheatable"),
+    /^control skip-all passed: the success script passes when a conftest\.py and a pytest\.ini in the workspace .*; fix: run pytest on the held-out tests so that no workspace configuration applies/,
+    out,
+  );
+  assert.doesNotMatch(problemsOf("skip-cheatable"), /control (exit-at-import|grader-hijack)/);
+  assert.match(
+    problemsOf("canary-passes"),
+    /the canary tests\/canary\.sh passes on the untouched workspace, so every trial fails as tampering: make it assert something false/,
+    out,
+  );
+  assert.match(out, /^well-written\s+pass\s+fail\s+fail\s+ok$/m, out);
+  assert.match(out, /^well-written\s+FAIL\s+FAIL\s+FAIL$/m, out);
+  assert.equal(problemsOf("well-written"), "");
+  assert.match(out, /^1 of 4 tasks check out \(runs \S+, \S+\)$/m);
+
+  // Each control is a recorded run of its own, with the verdicts the check read.
+  const runs = Object.fromEntries(
+    [...out.matchAll(/(exit-at-import|skip-all|grader-hijack) run (\w+)/g)].map((
+      m,
+    ) => [m[1], m[2]]),
+  );
+  assert.deepEqual(Object.keys(runs).sort(), ["exit-at-import", "grader-hijack", "skip-all"]);
+  const verdicts = async (control: string) =>
+    Object.fromEntries(
+      (await resultsOf(home.path, runs[control])).trials.map((t) => [t.task, t.verdict]),
+    );
+  assert.deepEqual(await verdicts("exit-at-import"), {
+    "canary-passes": "fail",
+    "exit-cheatable": "pass",
+    "skip-cheatable": "fail",
+    "well-written": "fail",
+  });
+  assert.equal((await verdicts("skip-all"))["skip-cheatable"], "pass");
+  assert(Object.values(await verdicts("grader-hijack")).every((verdict) => verdict === "fail"));
+});
+
+// ISSUE 26 ACCEPTANCE, EXPECTED TO FAIL UNTIL GRADING REQUIRES EVIDENCE THAT THE TESTS RAN
+// (issue 26 item 2, another branch): today this cheat passes 11 of the 18 bundled tasks. Do not
+// weaken the assertion: the bundled tasks must give no pass to an agent that did no work.
+Deno.test("ISSUE 26 ACCEPTANCE: a cmd: agent that plants os._exit(0) at import in every workspace module passes none of the bundled tasks", async () => {
+  await requireDocker();
+  await using home = await scratchDir("exit-at-import-suite");
+  const cheat = `cmd:find . -name '*.py' -exec sed -i '1i import os; os._exit(0)' {} +`;
+  const result = await runVerdict(["eval", "tasks/", "--agent", cheat, "--home", home.path]);
+  assert.equal(result.code, 0, result.stdout + result.stderr);
+  const run = /^run (\w+)/m.exec(result.stdout)![1];
+  const { trials } = await resultsOf(home.path, run);
+  assert.equal(trials.length, (await loadSuite(["tasks"])).tasks.length);
+  const passed = trials.filter((trial) => trial.verdict === "pass").map((trial) => trial.task);
+  assert.equal(passed.length, 0, `the cheat passes ${passed.length}: ${passed.join(", ")}`);
 });

@@ -6,7 +6,8 @@
 import { basename, dirname, join } from "node:path";
 import { ExitCode, UsageError } from "../../core/errors.ts";
 import { systemClock } from "../../core/system_clock.ts";
-import { checkTasks } from "../../eval/tasks_check.ts";
+import { CONTROLS } from "../../agent/control_agents.ts";
+import { checkTasks, type TasksCheckOutcome } from "../../eval/tasks_check.ts";
 import { GRADER_ENV, TESTS_PATH } from "../../grading/grade.ts";
 import { type HarborExport, readHarborExport } from "../../task/export_harbor.ts";
 import { loadSuite, selectTasks } from "../../task/load_suite.ts";
@@ -21,7 +22,7 @@ import {
   taskPaths,
 } from "../command.ts";
 import { count, MAX_CONCURRENCY } from "../option_values.ts";
-import { progressDisplay } from "../progress.ts";
+import { checkProgressDisplay } from "../_check_progress.ts";
 import { interruptedExitCode, sandboxFromEnv, withInterrupt } from "../runtime.ts";
 import { resolveHome } from "../state.ts";
 import { table } from "../table.ts";
@@ -57,17 +58,24 @@ export const tasksListCommand: Command = {
 export const tasksCheckCommand: Command = {
   name: "tasks check",
   summary:
-    "validate every manifest; per task the oracle must pass, nop and the untouched workspace must fail",
+    "validate every manifest; per task the oracle must pass, nop, the untouched workspace and every control must fail",
   args: "[PATH...]",
   options: {
     task: { type: "string", multiple: true, valueName: "ID", description: "only this task" },
-    concurrency: { type: "string", valueName: "N", description: "trials at once (default 4)" },
+    concurrency: {
+      type: "string",
+      valueName: "N",
+      description: "trials at once, shared by the runs (default 4)",
+    },
     ...JSON_OPTION,
     ...HOME_OPTION,
   },
   positionals: { min: 0, max: Infinity },
   takesTaskPaths: true,
-  details: "Runs an oracle trial and a nop trial per task, recorded in the state directory.\n" +
+  details:
+    "Runs per task an oracle trial, a nop trial and a trial per control (a generic cheat:\n" +
+    CONTROLS.map((control) => control.name).join(", ") + "), each agent's trials a run\n" +
+    "recorded in the state directory, the runs at the same time sharing --concurrency.\n" +
     "Exits 0 when every task checks out, 1 when one does not, 2 for a bad manifest.",
   async run({ io, values, positionals }) {
     const json = values.json === true;
@@ -88,7 +96,7 @@ export const tasksCheckCommand: Command = {
         sandbox: sandboxFromEnv(io),
         clock: systemClock,
         signal,
-        progress: progressDisplay(write, io.isTerminal && !json, systemClock),
+        progress: checkProgressDisplay(write, io.isTerminal && !json, systemClock),
       }));
     if (outcome.interrupted) {
       write("interrupted\n");
@@ -96,34 +104,47 @@ export const tasksCheckCommand: Command = {
     }
     const bad = outcome.tasks.filter((task) => task.problems.length > 0);
     if (json) io.out(JSON.stringify(outcome, null, 2) + "\n");
-    else {
-      write(
-        "\n" + table(
-          ["task", "oracle", "nop", "untouched", "result"],
-          outcome.tasks.map((task) => [
-            task.task,
-            (task.oracle?.verdict ?? "-") + (task.modelOnly.length > 0 ? "*" : ""),
-            task.nop?.verdict ?? "-",
-            task.nop?.success ? (task.nop.success.exit_code === 0 ? "pass" : "fail") : "-",
-            task.problems.length === 0 ? "ok" : "PROBLEM",
-          ]),
-        ),
-      );
-      for (const task of outcome.tasks.filter((task) => task.modelOnly.length > 0)) {
-        write(
-          `* ${task.task}: ${task.modelOnly.join(", ")} can only be met by a model-driven run\n`,
-        );
-      }
-      for (const task of bad) write(`${task.task}: ${task.problems.join("; ")}\n`);
-      write(
-        `${outcome.tasks.length - bad.length} of ${outcome.tasks.length} tasks check out (runs ${
-          outcome.runs.join(", ")
-        })\n`,
-      );
-    }
+    else write(checkReport(outcome));
     return bad.length === 0 ? ExitCode.yes : ExitCode.no;
   },
 };
+
+// The check's tables (agents; controls), the footnotes, the problems and the summary line.
+function checkReport(outcome: TasksCheckOutcome): string {
+  const bad = outcome.tasks.filter((task) => task.problems.length > 0);
+  const agents = table(
+    ["task", "oracle", "nop", "untouched", "result"],
+    outcome.tasks.map((task) => [
+      task.task,
+      (task.oracle?.verdict ?? "-") + (task.modelOnly.length > 0 ? "*" : ""),
+      task.nop?.verdict ?? "-",
+      task.nop?.success ? (task.nop.success.exit_code === 0 ? "pass" : "fail") : "-",
+      task.problems.length === 0 ? "ok" : "PROBLEM",
+    ]),
+  );
+  const names = CONTROLS.map((control) => control.name);
+  const controls = table(
+    ["controls (must fail)", ...names],
+    outcome.tasks.map((task) => [
+      task.task,
+      ...names.map((name) =>
+        task.controls.find((ran) => ran.control === name)?.trial.verdict.toUpperCase() ?? "-"
+      ),
+    ]),
+  );
+  const runs = Object.entries(outcome.controlRuns);
+  return "\n" + agents + "\n" + controls +
+    outcome.tasks.filter((task) => task.modelOnly.length > 0).map((task) =>
+      `* ${task.task}: ${task.modelOnly.join(", ")} can only be met by a model-driven run\n`
+    ).join("") +
+    bad.map((task) => `${task.task}: ${task.problems.join("; ")}\n`).join("") +
+    (runs.length > 0
+      ? `controls: ${runs.map(([name, run]) => `${name} run ${run}`).join(", ")}\n`
+      : "") +
+    `${outcome.tasks.length - bad.length} of ${outcome.tasks.length} tasks check out (runs ${
+      outcome.runs.join(", ")
+    })\n`;
+}
 
 /**
  * The `tasks new` command: writes the {@linkcode taskScaffold} into `DIR/NAME`, never over
