@@ -132,10 +132,9 @@ Deno.test("tasks check runs the controls: exit-at-import and skip-all are caught
   assert(Object.values(await verdicts("grader-hijack")).every((verdict) => verdict === "fail"));
 });
 
-// ISSUE 26 ACCEPTANCE, EXPECTED TO FAIL UNTIL GRADING REQUIRES EVIDENCE THAT THE TESTS RAN
-// (issue 26 item 2, another branch): today this cheat passes 11 of the 18 bundled tasks. Do not
-// weaken the assertion: the bundled tasks must give no pass to an agent that did no work.
-Deno.test("ISSUE 26 ACCEPTANCE: a cmd: agent that plants os._exit(0) at import in every workspace module passes none of the bundled tasks", async () => {
+// Before grading required evidence that the tests ran, this five-line cheat passed 7 to 11 of the
+// bundled tasks. The bundled tasks must give no pass to an agent that did no work.
+Deno.test("a cmd: agent that plants os._exit(0) at import in every workspace module passes none of the bundled tasks", async () => {
   await requireDocker();
   await using home = await scratchDir("exit-at-import-suite");
   const cheat = `cmd:find . -name '*.py' -exec sed -i '1i import os; os._exit(0)' {} +`;
