@@ -3,10 +3,12 @@
  * fresh container (whose image holds `tests/` at `/verdict/tests`, owned by root) gets the sealed
  * workspace, and the success script's exit code decides, with the canary (which must fail)
  * guarding the test machinery; then the requirements. Pass = script exit 0 AND every check AND
- * every requirement.
+ * every requirement. A success script's exit 0 counts only with its test runners' report of what
+ * passed (`_evidence.ts`, `success.expect_tests`), and Python in the grader finds the workspace
+ * after the standard library and the installed packages (`python_path.ts`).
  *
  * The success script and the canary each run in a fresh grader of their own, at the same time,
- * staged the same way and with the same environment ({@linkcode GRADER_ENV}), so nothing one of
+ * staged the same way and with the same environment ({@linkcode VERDICT_GRADER_ENV}), so nothing one of
  * them leaves behind reaches the other. Bytecode caches the agent left are not staged.
  *
  * @module
