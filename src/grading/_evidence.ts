@@ -9,12 +9,13 @@
  */
 import type { SandboxContainer } from "../sandbox/sandbox.ts";
 import type { TarEntry } from "../sandbox/tar.ts";
+import { UnsealableWorkspaceError } from "../sandbox/unsealable.ts";
 
-/** The folder of the report file, owned by the agent's user in the grader's image. */
-export const EVIDENCE_FOLDER = "/verdict/evidence";
-
-/** The report file the runners append to (named by `VERDICT_TESTS_REPORT`). */
-export const TESTS_REPORT = `${EVIDENCE_FOLDER}/tests`;
+/**
+ * The report file the runners append to (named by `VERDICT_TESTS_REPORT`): in the grader's image,
+ * empty and the agent user's, in a folder of root's.
+ */
+export const TESTS_REPORT = "/verdict/evidence/tests";
 
 /** What the runners reported, summed over every run of the script. */
 export interface TestCounts {
@@ -88,22 +89,26 @@ export function evidenceProblem(
 
 /**
  * Reads the report a grader's runners left (after its script ended), through the engine; none
- * when the file is missing, is not a file, or is past 1 MB.
+ * when it is not a file or is past 1 MB.
  */
 export async function readEvidence(grader: SandboxContainer): Promise<TestCounts | undefined> {
-  const name = TESTS_REPORT.slice(EVIDENCE_FOLDER.lastIndexOf("/") + 1);
   let entries: TarEntry[];
   try {
-    entries = await grader.copyOut(EVIDENCE_FOLDER, (entry) => {
+    entries = await grader.copyOut(TESTS_REPORT, (entry) => {
       if (entry.size > MAX_REPORT_BYTES) throw new TooLarge();
     });
   } catch (error) {
     if (error instanceof TooLarge) return undefined;
     throw error;
   }
-  const report = entries.find((entry) => entry.path === name);
-  if (report?.type !== "file") return undefined;
+  const [report] = entries;
+  if (entries.length !== 1 || report.type !== "file") return undefined;
   return parseReport(new TextDecoder().decode(report.data));
 }
 
-class TooLarge extends Error {}
+// An UnsealableWorkspaceError, which the copy hands back as is (its source's exit is expected).
+class TooLarge extends UnsealableWorkspaceError {
+  constructor() {
+    super(`the tests' report is larger than ${MAX_REPORT_BYTES} bytes`);
+  }
+}

@@ -2,8 +2,10 @@
  * The grader's test-runner hooks, as Python sources written into the grader's image: pytest,
  * unittest and doctest each append one line per run to the file {@linkcode TESTS_REPORT_ENV}
  * names, in the protocol `_evidence.ts` reads (`verdict-tests passed=N failed=N errors=N
- * skipped=N runner=NAME`). pytest loads its hook as a plugin named in `PYTEST_PLUGINS`, which it
- * honours with `PYTEST_DISABLE_PLUGIN_AUTOLOAD` set; unittest's `TestResult.stopTestRun` and
+ * skipped=N runner=NAME`). {@linkcode HOOKS_IMPORT}, run by the grader's `.pth` at every
+ * interpreter start, adds the pytest plugin to `PYTEST_PLUGINS` in the process's environment
+ * (pytest honours it with `PYTEST_DISABLE_PLUGIN_AUTOLOAD` set; an image whose Python does not
+ * read the `.pth` runs pytest without it, rather than failing to import it); unittest's `TestResult.stopTestRun` and
  * doctest's `DocTestRunner.summarize` are patched when first imported (for `python -m doctest`,
  * the module run as `__main__` is the patched one's `_test`). Only the outermost runner of a
  * process tree reports: a run inside another (a doctest run by a test, pytest testing a plugin,
@@ -18,7 +20,7 @@ export const TESTS_REPORT_ENV = "VERDICT_TESTS_REPORT";
 /** The pytest plugin's module name (in `PYTEST_PLUGINS`). */
 export const PYTEST_PLUGIN = "verdict_pytest";
 
-/** The `.pth` line that installs the unittest and doctest hooks at interpreter start. */
+/** The `.pth` line that installs the hooks (unittest's, doctest's, pytest's plugin) at start. */
 export const HOOKS_IMPORT = "import verdict_evidence; verdict_evidence.install()";
 
 const EVIDENCE_SOURCE =

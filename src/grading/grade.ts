@@ -3,10 +3,12 @@
  * fresh container (whose image holds `tests/` at `/verdict/tests`, owned by root) gets the sealed
  * workspace, and the success script's exit code decides, with the canary (which must fail)
  * guarding the test machinery; then the requirements. Pass = script exit 0 AND every check AND
- * every requirement.
+ * every requirement. A success script's exit 0 counts only with its test runners' report of what
+ * passed (`_evidence.ts`, `success.expect_tests`), and Python in the grader finds the workspace
+ * after the standard library and the installed packages (`python_path.ts`).
  *
  * The success script and the canary each run in a fresh grader of their own, at the same time,
- * staged the same way and with the same environment ({@linkcode GRADER_ENV}), so nothing one of
+ * staged the same way and with the same environment ({@linkcode VERDICT_GRADER_ENV}), so nothing one of
  * them leaves behind reaches the other. Bytecode caches the agent left are not staged.
  *
  * @module
@@ -233,8 +235,9 @@ function decide(
 /**
  * The files a grading container's image holds before any trial: the task's workdir, empty and
  * owned by the agent's user; `tests/` at `/verdict/tests`, owned by root and writable by no
- * one else, so that nothing the success script runs can change them; the folder the test
- * runners report to, the agent user's; and, root's, what puts the workdir at the end of Python's
+ * one else, so that nothing the success script runs can change them; the file the test runners
+ * report to, the agent user's, empty, in a folder of root's (so it can be written, never replaced
+ * by a link or buried among other files); and, root's, what puts the workdir at the end of Python's
  * `sys.path` and the runners' reporting hooks (`python_path.ts`, `_evidence_hooks.ts`).
  *
  * @example
@@ -264,12 +267,13 @@ export function graderImageTar(workdir: string, tests: readonly TreeEntry[]): Ui
           ...("mode" in entry ? { mode: entry.mode & ~0o022 } : {}),
         })),
         { path: GRADER_PYTHON_FOLDER.slice(1), type: "dir", mode: 0o755 },
+        { path: posixParent(TESTS_REPORT).slice(1), type: "dir", mode: 0o755 },
         ...pythonPathFiles(workdir, { imports: [HOOKS_IMPORT], modules: EVIDENCE_MODULES }),
       ],
       options: { uid: 0, gid: 0 },
     },
     {
-      entries: [{ path: posixParent(TESTS_REPORT).slice(1), type: "dir", mode: 0o755 }],
+      entries: [{ path: TESTS_REPORT.slice(1), type: "file", mode: 0o644, data: new Uint8Array() }],
       options: AGENT_OWNER,
     },
   ]);

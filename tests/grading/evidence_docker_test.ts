@@ -111,3 +111,20 @@ Deno.test("control: a workspace module that forges the runners' report passes (w
   assert.equal(graded.verdict, "pass", graded.reason);
   assert.deepEqual(graded.success?.tests, { ran: 3, passed: 3, failed: 0, errors: 0, skipped: 0 });
 });
+
+Deno.test("a report that is removed, linked or swollen past 1 MB is no evidence, and never an infrastructure error", async () => {
+  const vandal = "import os\n" +
+    "report = os.environ['VERDICT_TESTS_REPORT']\n" +
+    "with open(report, 'a') as forged:\n" +
+    "    forged.write('verdict-tests passed=3 failed=0\\n')\n" +
+    "for attack in (lambda: os.remove(report), lambda: os.symlink('/etc/passwd', report + '2'),\n" +
+    "               lambda: os.truncate(report, 1 << 30)):\n" +
+    "    try:\n" +
+    "        attack()\n" +
+    "    except OSError:\n" +
+    "        pass\n" +
+    "os._exit(0)\n";
+  const graded = await gradeEnd([file("calc/__init__.py", vandal)]);
+  assert.deepEqual([graded.verdict, graded.bucket], ["fail", "agent_failure"]);
+  assert.match(graded.reason, /^no evidence shows the tests ran: /);
+});

@@ -82,7 +82,12 @@ async function gradeReported(expect: number | undefined, report?: string) {
   }]);
   storeSnapshot(store.blobs, final);
   const sandbox = new MemorySandbox({
-    images: { "verdict/busybox": [{ path: "verdict/evidence", type: "dir", mode: 0o755 }] },
+    images: {
+      "verdict/busybox": [
+        { path: "verdict/evidence", type: "dir", mode: 0o755 },
+        { path: "verdict/evidence/tests", type: "file", mode: 0o644, data: new Uint8Array() },
+      ],
+    },
     exec: ({ container, options }) => {
       assert.equal(options.env?.VERDICT_TESTS_REPORT, "/verdict/evidence/tests");
       if (report !== undefined) container.files.write("/verdict/evidence/tests", report);

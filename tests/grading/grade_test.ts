@@ -199,10 +199,11 @@ Deno.test("the grader's image holds the tests owned by root and an empty workdir
     "0 verdict/tests/",
     "0 verdict/tests/test.sh",
     "0 verdict/grader/",
+    "0 verdict/evidence/",
     "0 verdict/grader/verdict_grader_path.py",
     "0 verdict/grader/verdict_evidence.py",
     "0 verdict/grader/verdict_pytest.py",
-    "1000 verdict/evidence/",
+    "1000 verdict/evidence/tests",
   ]);
   assert.ok(
     names.includes("0 usr/lib/python3/dist-packages/~verdict-grader.pth"),
