@@ -114,11 +114,30 @@ const SETTLE_SOURCE =
 settle() runs from a .pth file in each site-packages folder, so the last run leaves the grader's
 folder and then the workdir after every site folder. With PYTHONSAFEPATH set by the grader, a
 script (not -m, -c or -I) gets its own folder first, as Python gives it without PYTHONSAFEPATH.
+site imports its start-up hooks after every .pth: where the image has none of its own, a
+placeholder stands in, so that a workdir's sitecustomize.py is never taken for the image's.
 """
+import importlib.machinery
 import os
 import sys
+import types
 
 _script_folder = []
+_HOOKS = ("sitecustomize", "usercustomize")
+_placeholders = {}
+
+
+def _guard_hooks(workdir):
+    inside = os.path.join(workdir, "")
+    outside = [
+        entry for entry in sys.path
+        if entry not in ("", ".", workdir) and not entry.startswith(inside)
+    ]
+    for name in _HOOKS:
+        if importlib.machinery.PathFinder.find_spec(name, outside) is None:
+            sys.modules.setdefault(name, _placeholders.setdefault(name, types.ModuleType(name)))
+        elif name in _placeholders and sys.modules.get(name) is _placeholders[name]:
+            del sys.modules[name]
 
 
 def settle(workdir, folder):
@@ -137,4 +156,5 @@ def settle(workdir, folder):
     ):
         _script_folder.append(os.path.dirname(os.path.realpath(script)))
         sys.path.insert(0, _script_folder[0])
+    _guard_hooks(workdir)
 `;

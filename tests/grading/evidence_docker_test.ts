@@ -27,12 +27,18 @@ const file = (path: string, text: string): TarEntry => ({
 });
 const EXIT_0 = "import os\nos._exit(0)\n";
 
-/** Grades an end state of the `python -m pytest` form task (3 tests, expect_tests 3). */
-async function gradeEnd(end: TarEntry[]): Promise<Grade> {
+/**
+ * Grades an end state of the `python -m pytest` form task (3 tests, expect_tests 3), in its own
+ * image or in `image`.
+ */
+async function gradeEnd(end: TarEntry[], image?: string): Promise<Grade> {
   const docker = await requireDocker();
-  const task = await loadTask("tests/fixtures/python_forms/ok/python-m-pytest");
+  const loaded = await loadTask("tests/fixtures/python_forms/ok/python-m-pytest");
+  const task = image === undefined
+    ? loaded
+    : { ...loaded, manifest: { ...loaded.manifest, image } };
   const staged = await stageTask(task);
-  const image = await new DerivedImages(docker, LABELS).imageFor(
+  const graderImage = await new DerivedImages(docker, LABELS).imageFor(
     task.manifest.image,
     staged.graderTar,
     {
@@ -43,7 +49,7 @@ async function gradeEnd(end: TarEntry[]): Promise<Grade> {
   const final = sealEntries([{ path: "calc", type: "dir", mode: 0o755 }, ...end]);
   storeSnapshot(store.blobs, final);
   const grader = await startContainer(docker, {
-    image,
+    image: graderImage,
     workdir: "/workspace",
     network: "none",
     labels: LABELS,
@@ -84,6 +90,46 @@ Deno.test("a workspace json.py, pytest/, _pytest/ and a stray conftest.py cannot
     "tests failed (tests/test.sh exited 1)",
   ]);
   assert.match(graded.success?.output ?? "", /2 failed, 1 passed/, "the real pytest ran the tests");
+});
+
+Deno.test("a workspace sitecustomize.py does not run where the image has no start-up hook of its own", async () => {
+  const docker = await requireDocker();
+  // The official python images, Alpine's and Fedora's have no sitecustomize; Debian's has one.
+  const image = "verdict-test/python-no-sitecustomize:evidence";
+  const made = await docker.run([
+    "run",
+    "--name",
+    "verdict-test-no-sitecustomize",
+    "--network",
+    "none",
+    "--user",
+    "0:0",
+    "verdict/python:3.11",
+    "rm",
+    "-f",
+    "/usr/lib/python3.11/sitecustomize.py",
+    "/etc/python3.11/sitecustomize.py",
+  ]);
+  assert.equal(made.code, 0, made.stderr);
+  try {
+    const committed = await docker.run(["commit", "verdict-test-no-sitecustomize", image]);
+    assert.equal(committed.code, 0, committed.stderr);
+  } finally {
+    await docker.run(["rm", "-f", "verdict-test-no-sitecustomize"]);
+  }
+  try {
+    const hook = "import sys\nsys.stderr.write('HIJACKED by the workspace\\n')\n";
+    const graded = await gradeEnd([
+      file("calc/__init__.py", BUGGY),
+      file("sitecustomize.py", hook),
+      file("usercustomize.py", hook),
+    ], image);
+    assert.equal(graded.reason, "tests failed (tests/test.sh exited 1)");
+    assert.match(graded.success?.output ?? "", /2 failed, 1 passed/);
+    assert.doesNotMatch(graded.success?.output ?? "", /HIJACKED/);
+  } finally {
+    await docker.run(["rmi", "-f", image]);
+  }
 });
 
 Deno.test("the workspace is importable: a fixed end state passes with the runner's counts", async () => {
