@@ -14,7 +14,7 @@ import { sealContainer } from "../src/sandbox/container_seal.ts";
 import { Docker } from "../src/sandbox/docker.ts";
 import { DockerSandbox } from "../src/sandbox/docker_sandbox.ts";
 import type { ContainerSpec, SandboxContainer } from "../src/sandbox/sandbox.ts";
-import { ATTACKS } from "../tests/sandbox/seal_attacks_test.ts";
+import { ATTACKS } from "../tests/sandbox/_seal_attacks.ts";
 import { median } from "./_measure.ts";
 
 const ROUNDS = Number(Deno.args[0] ?? 5);
@@ -57,7 +57,7 @@ async function prepared(harbor: boolean, attack: string): Promise<SandboxContain
 async function attacked(container: SandboxContainer, harbor: boolean, attack: string) {
   const setup = await container.exec(
     `${harbor ? `${HONEST} && ` : ""}chmod 777 /usr/bin /usr/local/bin && ` +
-      "chmod 666 /usr/bin/tar /usr/bin/head",
+      "chmod 777 /usr/bin/tar /usr/bin/head",
     { timeoutMs: 60_000, user: "0:0" },
   );
   if (setup.exitCode !== 0) throw new Error(setup.stderr);

@@ -489,7 +489,7 @@ export class Container implements SandboxContainer {
     timeoutMs = 120_000,
   ): Promise<TarEntry[]> {
     const what = `${whole.length + alone.length} paths`;
-    if (!await installHelper(this.#docker, this.id)) {
+    if (await this.installHelper() === undefined) {
       throw new InfrastructureError(`could not copy ${what} out: the engine's helper is missing`);
     }
     // `./` first: a name cannot be read as an option.
@@ -553,6 +553,11 @@ export class Container implements SandboxContainer {
     } finally {
       clearTimeout(deadline);
     }
+  }
+
+  /** See {@linkcode SandboxContainer.installHelper}: `docker cp`. */
+  async installHelper(): Promise<string | undefined> {
+    return await installHelper(this.#docker, this.id) ? HELPER : undefined;
   }
 
   /** See {@linkcode SandboxContainer.changes}: `docker diff`. */

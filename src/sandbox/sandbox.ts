@@ -267,6 +267,14 @@ export interface SandboxContainer {
    */
   changes(): Promise<FilesystemChange[]>;
   /**
+   * Copies the engine's static helper (a statically linked busybox) into the container, root's,
+   * over whatever is at its path, and returns that absolute path; undefined when the engine has
+   * none (no `verdict/busybox` image) or cannot copy it. `HELPER sh -c SCRIPT` runs a script whose
+   * commands are busybox's own applets, never the container's tools (which an agent may have
+   * deleted or replaced), nor its libraries or `/etc/ld.so.preload`.
+   */
+  installHelper(): Promise<string | undefined>;
+  /**
    * Stops every process in the container for good; files can still be copied out. Already
    * stopped is fine.
    * @throws {InfrastructureError} when the container is gone or the engine refuses.
