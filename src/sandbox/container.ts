@@ -447,7 +447,7 @@ export class Container implements SandboxContainer {
       void open().then((channel) => {
         if (channel && this.#stopped) void channel.kill();
         else this.#rootChannel = channel;
-      });
+      }, () => undefined);
     }
     const channel = this.#rootChannel;
     if (!channel || channel.lost !== undefined || channel.busy) return undefined;

@@ -246,13 +246,13 @@ export interface SandboxContainer {
   ): Promise<TarEntry[]>;
   /**
    * Kills every process in the running container but its own idle one, then copies paths out with
-   * the container's own `tar`, as root, in one exec: each of `whole` (absolute) with everything in
-   * it, each of `alone` without what a folder holds; entries named by their paths relative to `/`
-   * (`./` first). Quicker than {@linkcode copyOut} for several paths, but only as honest as the
-   * container's `tar`: what it writes is what the caller gets, so the caller must treat the
-   * entries as the container's word.
-   * @throws {InfrastructureError} when the container is gone, has no working `tar`, or the copy
-   * takes longer than `timeoutMs` (default two minutes).
+   * the engine's helper ({@linkcode installHelper}, copied in again first), as root, in one exec:
+   * each of `whole` (absolute) with everything in it, each of `alone` without what a folder holds;
+   * entries named by their paths relative to `/` (`./` first). Quicker than {@linkcode copyOut}
+   * for several paths; a root agent that swaps the helper at the last moment could make it lie, so
+   * the caller holds the entries to the engine's own list of changes.
+   * @throws {InfrastructureError} when the container is gone, the helper cannot be copied in or
+   * fails, or the copy takes longer than `timeoutMs` (default two minutes).
    */
   killAndArchive(
     whole: readonly string[],
