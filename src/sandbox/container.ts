@@ -212,6 +212,8 @@ export class Container implements SandboxContainer {
   readonly spec: ContainerSpec;
   readonly #channel: ExecChannel | undefined;
   readonly #helper: Promise<boolean> | undefined;
+  // A copy of the helper begun by `installHelper` and not yet used by `killAndArchive`.
+  #freshHelper: Promise<boolean> | undefined;
   #openRoot: (() => Promise<ExecChannel | undefined>) | undefined;
   #rootChannel: ExecChannel | undefined;
   #stopped = false;
@@ -480,7 +482,8 @@ export class Container implements SandboxContainer {
   /**
    * Kills every process but the container's own idle one, then archives the paths, in one
    * `docker exec` as root run by the engine's static helper, copied in just before (over whatever
-   * the agent left at its path): see {@linkcode SandboxContainer.killAndArchive}.
+   * the agent left at its path; the copy `installHelper` began last, when no seal used it yet):
+   * see {@linkcode SandboxContainer.killAndArchive}.
    */
   async killAndArchive(
     whole: readonly string[],
@@ -489,7 +492,9 @@ export class Container implements SandboxContainer {
     timeoutMs = 120_000,
   ): Promise<TarEntry[]> {
     const what = `${whole.length + alone.length} paths`;
-    if (await this.installHelper() === undefined) {
+    const fresh = this.#freshHelper ?? installHelper(this.#docker, this.id);
+    this.#freshHelper = undefined;
+    if (!await fresh) {
       throw new InfrastructureError(`could not copy ${what} out: the engine's helper is missing`);
     }
     // `./` first: a name cannot be read as an option.
@@ -557,7 +562,9 @@ export class Container implements SandboxContainer {
 
   /** See {@linkcode SandboxContainer.installHelper}: `docker cp`. */
   async installHelper(): Promise<string | undefined> {
-    return await installHelper(this.#docker, this.id) ? HELPER : undefined;
+    const copying = installHelper(this.#docker, this.id);
+    this.#freshHelper = copying;
+    return await copying ? HELPER : undefined;
   }
 
   /** See {@linkcode SandboxContainer.changes}: `docker diff`. */

@@ -246,7 +246,9 @@ export interface SandboxContainer {
   ): Promise<TarEntry[]>;
   /**
    * Kills every process in the running container but its own idle one, then copies paths out with
-   * the engine's helper ({@linkcode installHelper}, copied in again first), as root, in one exec:
+   * the engine's helper, as root, in one exec, the helper copied in again first (or by the last
+   * {@linkcode installHelper} call, when no earlier `killAndArchive` used its copy, so that a caller
+   * can make the copy while it asks the engine for something else):
    * each of `whole` (absolute) with everything in it, each of `alone` without what a folder holds;
    * entries named by their paths relative to `/` (`./` first). Quicker than {@linkcode copyOut}
    * for several paths; a root agent that swaps the helper at the last moment could make it lie, so
