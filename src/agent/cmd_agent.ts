@@ -1,7 +1,8 @@
 /**
  * The generic installed agent (`--agent cmd:COMMAND`): COMMAND runs in the trial's container as
  * the unprivileged agent user, in the task's workdir, with the agent's own program
- * (`--agent-files DIR`) mounted read-only at {@linkcode AGENT_FILES_MOUNT} and the task's
+ * (`--agent-files DIR`) copied in at {@linkcode AGENT_FILES_MOUNT} (root's, readable by every
+ * user, whatever the folder's own modes; a copy through the engine, never a bind mount) and the task's
  * instruction in the file named by `VERDICT_INSTRUCTION_FILE` (`_installed_run.ts`). It reaches a model only through
  * the trial's gateway: the trial starts the container with the gateway's base URLs and a dummy key
  * in its environment. The task's deadline kills the command's whole process tree.
@@ -9,7 +10,9 @@
  * @module
  */
 import type { BindMount } from "../sandbox/sandbox.ts";
+import { packTar, type TarEntry } from "../sandbox/tar.ts";
 import { ZERO_COUNTERS } from "../store/run_counters.ts";
+import { readTree } from "../task/file_tree.ts";
 import type { Agent, AgentOutcome } from "./agent.ts";
 import { runInstalled } from "./_installed_run.ts";
 
@@ -24,7 +27,7 @@ export const CMD_PREFIX = "cmd:";
 
 /** An agent that is a program installed in the trial's container, reaching a model via the gateway. */
 export interface InstalledAgent extends Agent {
-  /** The host folder of `--agent-files`, mounted read-only at {@linkcode AGENT_FILES_MOUNT}; null for none. */
+  /** The host folder of `--agent-files`, copied in at {@linkcode AGENT_FILES_MOUNT}; null for none. */
   readonly files: string | null;
   /** What its container mounts besides the workspace (its files, its kit), read-only. */
   readonly mounts: readonly BindMount[];
@@ -46,16 +49,17 @@ export interface InstalledAgent extends Agent {
  * import { cmdAgent } from "./cmd_agent.ts";
  * const agent = cmdAgent("sh /verdict/agent/run.sh", "/home/me/agent");
  * assert.equal(agent.name, "cmd:sh /verdict/agent/run.sh");
- * assert.deepEqual(agent.mounts, [{ source: "/home/me/agent", target: "/verdict/agent", readOnly: true }]);
+ * assert.deepEqual(agent.mounts, []); // its files are copied in when it starts
  * ```
  */
 export function cmdAgent(command: string, files: string | null): InstalledAgent {
   return {
     name: `${CMD_PREFIX}${command}`,
     files,
-    mounts: files === null ? [] : [{ source: files, target: AGENT_FILES_MOUNT, readOnly: true }],
+    mounts: [],
     gateway: true,
     async run(context): Promise<AgentOutcome> {
+      if (files !== null) await context.container.copyIn(await agentFilesTar(files), "/");
       const { result, stopReason } = await runInstalled(context, {
         command,
         line: command,
@@ -87,4 +91,27 @@ export function cmdAgent(command: string, files: string | null): InstalledAgent 
  */
 export function installedAgent(agent: Agent): InstalledAgent | undefined {
   return "gateway" in agent && agent.gateway === true ? agent as InstalledAgent : undefined;
+}
+
+/**
+ * The agent's folder as a tar stream rooted at `/`, landing at {@linkcode AGENT_FILES_MOUNT}:
+ * root's, folders 0755, files 0644 or (executable by their owner) 0755, so that the agent user
+ * reads and runs them but cannot change them, whatever the modes on the host (`mktemp -d` makes
+ * 0700). Links stay links.
+ *
+ * @example
+ * ```ts ignore
+ * import { agentFilesTar } from "./cmd_agent.ts";
+ * const tar = await agentFilesTar("/home/me/agent");
+ * ```
+ */
+export async function agentFilesTar(folder: string): Promise<Uint8Array> {
+  const at = AGENT_FILES_MOUNT.slice(1);
+  const entries: TarEntry[] = (await readTree(folder)).map((entry) => {
+    const path = `${at}/${entry.path}`;
+    if (entry.type === "symlink") return { ...entry, path };
+    if (entry.type === "dir") return { ...entry, path, mode: 0o755 };
+    return { ...entry, path, mode: entry.mode & 0o100 ? 0o755 : 0o644 };
+  });
+  return packTar([{ path: at, type: "dir", mode: 0o755 }, ...entries], { uid: 0, gid: 0 });
 }

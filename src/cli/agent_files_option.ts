@@ -1,6 +1,6 @@
 /**
- * Reading `--agent-files DIR`: an installed agent's own program, a folder mounted read-only in its
- * container. A usage error (exit 2) names the flag when the folder is missing or unreadable, or
+ * Reading `--agent-files DIR`: an installed agent's own program, a folder copied into its container
+ * (root's, readable by the agent user). A usage error (exit 2) names the flag when the folder is missing or unreadable, or
  * when the agent is not an installed one.
  *
  * @module
@@ -34,8 +34,8 @@ export function agentFilesOption(values: OptionValues, installed: boolean): stri
   }
   const refuse = (why: string) =>
     new UsageError(
-      `--agent-files ${dir} ${why}: give the folder that holds the agent's program (mounted ` +
-        `read-only at /verdict/agent in its container)`,
+      `--agent-files ${dir} ${why}: give the folder that holds the agent's program (copied ` +
+        `to /verdict/agent in its container, read-only for the agent)`,
     );
   let path: string;
   try {

@@ -125,7 +125,7 @@ const CONTROL_KINDS: readonly AgentKind[] = CONTROLS.map((control) => ({
 
 /** What building an agent may take besides its name. */
 export interface AgentOptions {
-  /** The installed agent's own files (`--agent-files DIR`), mounted read-only in its container. */
+  /** The installed agent's own files (`--agent-files DIR`), copied into its container. */
   agentFiles?: string;
   /** The state folder, whose `agents/` holds the installed agents' kits. */
   home?: string;

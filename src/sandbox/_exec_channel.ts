@@ -41,7 +41,7 @@ export const NO_WORKDIR = "verdict-channel: no such workdir";
 
 const SERVER = `command -v setsid >/dev/null 2>&1 && command -v base64 >/dev/null 2>&1 || {
   echo "verdict-channel: the image has no setsid or base64"; exit 1; }
-dir=/tmp/.verdict-exec-$(id -u)
+dir=/tmp/.verdict-exec-$(id -u)-$$
 mkdir -m 700 "$dir" || exit 1
 nl='
 '
@@ -151,14 +151,18 @@ export class ExecChannel {
     }, () => false);
   }
 
-  /** Starts the channel's shell in container `id`, as `user`. */
-  static open(docker: Docker, id: string, user: string): ExecChannel {
+  /**
+   * Starts the channel's shell in container `id`, as `user`: the container's `sh`, or with
+   * `busybox` (an absolute path) that busybox's shell, which runs its own applets first.
+   */
+  static open(docker: Docker, id: string, user: string, busybox?: string): ExecChannel {
     const child = docker.spawn([
       "exec",
       "--interactive",
       `--user=${user}`,
       "--workdir=/",
       id,
+      ...(busybox ? [busybox] : []),
       "sh",
       "-c",
       SERVER,

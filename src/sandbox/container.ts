@@ -14,6 +14,7 @@ import {
   MAX_CHANNEL_INPUT,
   NO_WORKDIR,
 } from "./_exec_channel.ts";
+import { HELPER, installHelper } from "./_helper.ts";
 import { killQuietly } from "./_kill_quietly.ts";
 import { posix } from "node:path";
 import { InfrastructureError } from "../core/errors.ts";
@@ -67,9 +68,12 @@ want=all; all=$(members)
 [ -n "$all" ] && kill -KILL $all 2>/dev/null
 want=all; [ -z "$(members)" ]`;
 
-// Every process outside the container's own session (its init and idle process) and this exec's
-// is killed, over rounds (a forking process is caught by the next), then the paths (relative to
-// /) are archived. (The loop is a function: its `set --` must not clobber the paths.)
+// Run by the helper's shell (its own applets, never the container's): every process outside the
+// container's own session (its init and idle process) and this exec's is killed, over rounds (a
+// forking process is caught by the next), then the first $1 paths (relative to /) are archived
+// with what they hold and the rest alone, as two archives one after the other (busybox's
+// `--no-recursion` covers its whole command line). (The loops are functions: their `set --`
+// must not clobber the paths.)
 const KILL_OTHERS_AND_ARCHIVE =
   `sid_of() { read -r line < "/proc/$1/stat" && set -- \${line##*) } && echo "$4"; }
 kill_others() {
@@ -88,8 +92,19 @@ while [ "$round" -lt 20 ]; do
   round=$((round + 1))
 done
 }
+archive() {
+  kind=$1; from=$2; to=$3; shift 3; total=$#; i=0
+  for path do
+    [ "$i" -ge "$from" ] && [ "$i" -lt "$to" ] && set -- "$@" "$path"
+    i=$((i + 1))
+  done
+  shift "$total"
+  [ "$#" -eq 0 ] && return 0
+  if [ "$kind" = whole ]; then tar -c -f - "$@"; else tar -c --no-recursion -f - "$@"; fi
+}
+count=$1; shift
 kill_others
-cd / && exec tar -c -f - "$@"`;
+cd / && archive whole 0 "$count" "$@" && archive alone "$count" "$#" "$@"`;
 
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 const ROOT = "0:0";
@@ -160,10 +175,12 @@ export async function startContainer(
   const id = new TextDecoder().decode(result.stdout).trim();
   if (!spec.channel) return new Container(docker, id, spec);
   const user = spec.user ?? AGENT_USER;
-  const channel = ExecChannel.open(docker, id, user);
+  // The helper goes in while the agent starts, off its critical path; root's channel runs on it.
+  const helper = installHelper(docker, id);
   return new Container(docker, id, spec, {
-    commands: channel,
-    root: user === ROOT ? channel : () => ExecChannel.open(docker, id, ROOT),
+    commands: ExecChannel.open(docker, id, user),
+    helper,
+    root: async () => await helper ? ExecChannel.open(docker, id, ROOT, HELPER) : undefined,
   });
 }
 
@@ -173,13 +190,17 @@ export async function startContainer(
  * users that their modes hide, where `copyOut` falls back to `docker cp`).
  */
 export interface ContainerChannels {
-  /** The main user's. */
+  /** The main user's, on the container's own `sh`: the agent's commands run as the image has it. */
   commands: ExecChannel;
+  /** Whether the engine's static helper ({@linkcode HELPER}) was copied in. */
+  helper: Promise<boolean>;
   /**
-   * Root's: the same channel when the main user is root, else one opened on the first copy out
-   * (which `docker cp` makes while it starts): an agent that is never checkpointed needs none.
+   * Root's, on the helper's shell (never the container's tools, which the agent may have replaced
+   * even as a user, when the image lets it), opened on the first copy out (which `docker cp`
+   * makes while it starts): an agent that is never checkpointed needs none. Undefined without the
+   * helper.
    */
-  root: ExecChannel | (() => ExecChannel);
+  root: () => Promise<ExecChannel | undefined>;
 }
 
 /** A running container. */
@@ -190,7 +211,11 @@ export class Container implements SandboxContainer {
   /** How it was started. */
   readonly spec: ContainerSpec;
   readonly #channel: ExecChannel | undefined;
-  #rootChannel: ExecChannel | (() => ExecChannel) | undefined;
+  readonly #helper: Promise<boolean> | undefined;
+  // A copy of the helper begun by `installHelper` and not yet used by `killAndArchive`.
+  #freshHelper: Promise<boolean> | undefined;
+  #openRoot: (() => Promise<ExecChannel | undefined>) | undefined;
+  #rootChannel: ExecChannel | undefined;
   #stopped = false;
 
   /**
@@ -203,7 +228,8 @@ export class Container implements SandboxContainer {
     this.id = id;
     this.spec = spec;
     this.#channel = channels?.commands;
-    this.#rootChannel = channels?.root;
+    this.#helper = channels?.helper;
+    this.#openRoot = channels?.root;
   }
 
   /** See {@linkcode SandboxContainer.channelLost}. */
@@ -417,11 +443,15 @@ export class Container implements SandboxContainer {
     admit: ((entry: TarEntryHeader) => void) | undefined,
     timeoutMs: number,
   ): Promise<TarEntry[] | undefined> {
-    const channel = this.#rootChannel;
-    if (typeof channel === "function") {
-      if (!this.#stopped) this.#rootChannel = channel();
-      return undefined;
+    const open = this.#openRoot;
+    this.#openRoot = undefined;
+    if (open && !this.#stopped) {
+      void open().then((channel) => {
+        if (channel && this.#stopped) void channel.kill();
+        else this.#rootChannel = channel;
+      }, () => undefined);
     }
+    const channel = this.#rootChannel;
     if (!channel || channel.lost !== undefined || channel.busy) return undefined;
     const parent = posix.dirname(path);
     const name = posix.basename(path);
@@ -450,33 +480,44 @@ export class Container implements SandboxContainer {
   }
 
   /**
-   * Kills every process but the container's own idle one, then archives `paths` with the
-   * container's `tar`, in one `docker exec` as root: see {@linkcode SandboxContainer.killAndArchive}.
+   * Kills every process but the container's own idle one, then archives the paths, in one
+   * `docker exec` as root run by the engine's static helper, copied in just before (over whatever
+   * the agent left at its path; the copy `installHelper` began last, when no seal used it yet):
+   * see {@linkcode SandboxContainer.killAndArchive}.
    */
-  killAndArchive(
+  async killAndArchive(
     whole: readonly string[],
     alone: readonly string[],
     admit?: (entry: TarEntryHeader) => void,
     timeoutMs = 120_000,
   ): Promise<TarEntry[]> {
-    // `./` first: a name cannot be read as an option, so `--no-recursion` can sit between them.
+    const what = `${whole.length + alone.length} paths`;
+    const fresh = this.#freshHelper ?? installHelper(this.#docker, this.id);
+    this.#freshHelper = undefined;
+    if (!await fresh) {
+      throw new InfrastructureError(`could not copy ${what} out: the engine's helper is missing`);
+    }
+    // `./` first: a name cannot be read as an option.
     const named = (paths: readonly string[]) =>
       paths.map((path) => `./${path.replace(/^\/+/, "")}`);
-    return this.#readTar(
+    return await this.#readTar(
       [
         "exec",
         "--user=0:0",
         this.id,
+        HELPER,
         "sh",
         "-c",
         KILL_OTHERS_AND_ARCHIVE,
         "verdict-archive",
+        String(whole.length),
         ...named(whole),
-        ...(alone.length > 0 ? ["--no-recursion", ...named(alone)] : []),
+        ...named(alone),
       ],
-      `${whole.length + alone.length} paths`,
+      what,
       admit,
       timeoutMs,
+      true,
     );
   }
 
@@ -485,6 +526,7 @@ export class Container implements SandboxContainer {
     path: string,
     admit: ((entry: TarEntryHeader) => void) | undefined,
     timeoutMs: number,
+    concatenated = false,
   ): Promise<TarEntry[]> {
     const child = this.#docker.spawn(args);
     const stderr = new BoundedBuffer(64 * 1024);
@@ -499,7 +541,7 @@ export class Container implements SandboxContainer {
     try {
       let entries: TarEntry[];
       try {
-        entries = await readTarStream(child.stdout, admit);
+        entries = await readTarStream(child.stdout, admit, { concatenated });
       } catch (error) {
         killQuietly(child);
         const status = await child.status;
@@ -516,6 +558,13 @@ export class Container implements SandboxContainer {
     } finally {
       clearTimeout(deadline);
     }
+  }
+
+  /** See {@linkcode SandboxContainer.installHelper}: `docker cp`. */
+  async installHelper(): Promise<string | undefined> {
+    const copying = installHelper(this.#docker, this.id);
+    this.#freshHelper = copying;
+    return await copying ? HELPER : undefined;
   }
 
   /** See {@linkcode SandboxContainer.changes}: `docker diff`. */
@@ -562,11 +611,7 @@ export class Container implements SandboxContainer {
 
   async #closeChannels(): Promise<void> {
     this.#stopped = true;
-    const root = this.#rootChannel;
-    await Promise.all([
-      this.#channel?.kill(),
-      typeof root === "function" ? undefined : root?.kill(),
-    ]);
+    await Promise.all([this.#channel?.kill(), this.#rootChannel?.kill()]);
   }
 
   async #killSession(
@@ -575,11 +620,14 @@ export class Container implements SandboxContainer {
     ensureEnded: () => Promise<void>,
   ) {
     const pid = await within(session, 10_000, undefined);
+    // The helper's shell when it is in: the container's own may be the agent's.
+    const helper = await this.#helper?.catch(() => false);
     if (pid !== undefined) {
       await this.#docker.run([
         "exec",
         `--user=${user}`,
         this.id,
+        ...(helper ? [HELPER] : []),
         "sh",
         "-c",
         KILL_SESSION,

@@ -3,7 +3,8 @@
  * paths the container's filesystem changed against its image (`docker diff`, answered by the
  * engine, never by a tool in the container) are sealed, deletions included, paths relative to `/`,
  * once every process the agent left is killed. Their contents come from one archive made by the
- * container's own `tar`, held to the engine's list, or, when that fails, from the engine itself.
+ * engine's static helper (never the container's own tools), held to the engine's list, or, when
+ * that fails, from the engine itself.
  * What Verdict put there (its mounts under `/verdict`, the engine's init) and `/tmp` (a tmpfs, gone
  * with the container) are not part of it.
  *
@@ -62,10 +63,11 @@ export interface ContainerSeal {
  * and what it throws stops the seal.
  *
  * The engine lists the changed paths (`docker diff`); one exec then kills what the agent left
- * running and archives those paths with the container's own `tar` (one engine call, not one per
- * path). That `tar` is the agent's to replace, so its entries are held to the engine's list:
- * nothing outside a changed path is taken, and what it wrote is what is sealed and graded. When
- * the container has no working `tar`, the engine stops it and copies each path out itself.
+ * running and archives those paths with the engine's static helper, copied in just before (one
+ * engine call for the contents, not one per path), never the container's own tools. A root agent
+ * could still swap the helper in the moment between its copy and its run, so its entries are held
+ * to the engine's list: nothing outside a changed path is taken. When that exec fails (no helper,
+ * something in its way), the engine stops the container and copies each path out itself.
  *
  * @example
  * ```ts
@@ -83,7 +85,9 @@ export async function sealContainer(
   admit?: (entry: TarEntryHeader) => void,
   options: SealOptions = { final: true },
 ): Promise<ContainerSeal> {
-  const all = await listChanges(container);
+  // The final seal's helper is copied in while the engine lists the changes: one call less to wait.
+  const helper = options.final ? container.installHelper() : undefined;
+  const [all] = await Promise.all([listChanges(container), helper]);
   // A folder listed because something in it changed, even something left out, is no change itself.
   const parents = new Set(all.map((change) => parentOf(change.path)));
   const changes = all.filter((change) => !unsealed(change.path));
@@ -115,8 +119,8 @@ export async function sealContainer(
   };
 }
 
-// The paths' entries, named relative to `/`: archived in one exec, or, when the container's `tar`
-// does not work, copied by the engine one by one once the container is stopped.
+// The paths' entries, named relative to `/`: archived in one exec, or, when the helper cannot do
+// it, copied by the engine one by one once the container is stopped.
 async function copyRoots(
   container: SandboxContainer,
   whole: readonly string[],

@@ -405,6 +405,11 @@ class MemoryContainerHandle implements SandboxContainer {
     return entries;
   }
 
+  /** See {@linkcode SandboxContainer.installHelper}: a memory container runs no binaries. */
+  installHelper(): Promise<string | undefined> {
+    return Promise.resolve(undefined);
+  }
+
   async changes(): Promise<FilesystemChange[]> {
     const container = await this.#engine.operate({ op: "changes", id: this.id });
     if (container === undefined) {

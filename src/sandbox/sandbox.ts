@@ -246,13 +246,15 @@ export interface SandboxContainer {
   ): Promise<TarEntry[]>;
   /**
    * Kills every process in the running container but its own idle one, then copies paths out with
-   * the container's own `tar`, as root, in one exec: each of `whole` (absolute) with everything in
-   * it, each of `alone` without what a folder holds; entries named by their paths relative to `/`
-   * (`./` first). Quicker than {@linkcode copyOut} for several paths, but only as honest as the
-   * container's `tar`: what it writes is what the caller gets, so the caller must treat the
-   * entries as the container's word.
-   * @throws {InfrastructureError} when the container is gone, has no working `tar`, or the copy
-   * takes longer than `timeoutMs` (default two minutes).
+   * the engine's helper, as root, in one exec, the helper copied in again first (or by the last
+   * {@linkcode installHelper} call, when no earlier `killAndArchive` used its copy, so that a caller
+   * can make the copy while it asks the engine for something else):
+   * each of `whole` (absolute) with everything in it, each of `alone` without what a folder holds;
+   * entries named by their paths relative to `/` (`./` first). Quicker than {@linkcode copyOut}
+   * for several paths; a root agent that swaps the helper at the last moment could make it lie, so
+   * the caller holds the entries to the engine's own list of changes.
+   * @throws {InfrastructureError} when the container is gone, the helper cannot be copied in or
+   * fails, or the copy takes longer than `timeoutMs` (default two minutes).
    */
   killAndArchive(
     whole: readonly string[],
@@ -266,6 +268,14 @@ export interface SandboxContainer {
    * @throws {InfrastructureError} when the container is gone or the engine refuses.
    */
   changes(): Promise<FilesystemChange[]>;
+  /**
+   * Copies the engine's static helper (a statically linked busybox) into the container, root's,
+   * over whatever is at its path, and returns that absolute path; undefined when the engine has
+   * none (no `verdict/busybox` image) or cannot copy it. `HELPER sh -c SCRIPT` runs a script whose
+   * commands are busybox's own applets, never the container's tools (which an agent may have
+   * deleted or replaced), nor its libraries or `/etc/ld.so.preload`.
+   */
+  installHelper(): Promise<string | undefined>;
   /**
    * Stops every process in the container for good; files can still be copied out. Already
    * stopped is fine.

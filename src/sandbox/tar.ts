@@ -158,6 +158,15 @@ export interface TarEntryHeader {
   size: number;
 }
 
+/** How {@linkcode readTarStream} reads. */
+export interface ReadTarOptions {
+  /**
+   * The stream holds archives one after another (as GNU tar's `--ignore-zeros` reads them): the
+   * end-of-archive blocks between them are skipped and reading goes on to the stream's end.
+   */
+  concatenated?: boolean;
+}
+
 /**
  * Parses a tar stream as it arrives, so that nothing is read that `admit` refuses: it sees each
  * entry's header before the entry's bytes are read, and throws to stop (the caller then cancels
@@ -178,6 +187,7 @@ export interface TarEntryHeader {
 export async function readTarStream(
   stream: ReadableStream<Uint8Array>,
   admit: (entry: TarEntryHeader) => void = () => {},
+  options: ReadTarOptions = {},
 ): Promise<TarEntry[]> {
   const reader = new ChunkReader(stream.getReader());
   const unpacker = new TarDecoder();
@@ -185,7 +195,11 @@ export async function readTarStream(
     while (true) {
       const offset = reader.position;
       const block = await reader.read(BLOCK);
-      if (block === undefined || isEndBlock(block)) break;
+      if (block === undefined) break;
+      if (isEndBlock(block)) {
+        if (options.concatenated) continue;
+        break;
+      }
       const header = unpacker.sized(readHeader(block, offset));
       if (isMetadata(header.typeflag) && header.size > MAX_METADATA_BYTES) {
         throw new Error(`tar metadata entry at ${offset} is ${header.size} bytes, too large`);

@@ -5,10 +5,11 @@
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { cmdAgent, MAX_RECORDED_OUTPUT_BYTES } from "../../src/agent/cmd_agent.ts";
+import { agentFilesTar, cmdAgent, MAX_RECORDED_OUTPUT_BYTES } from "../../src/agent/cmd_agent.ts";
 import { SplitMix64 } from "../../src/core/rng.ts";
 import { type ExecRequest, MemorySandbox } from "../../src/sandbox/memory_sandbox.ts";
 import type { UnpackedExecResult } from "../../src/sandbox/sandbox.ts";
+import { parseTar } from "../../src/sandbox/tar.ts";
 import { type CatalogueEvent, EVENT } from "../../src/store/event_catalogue.ts";
 import { loadTask } from "../../src/task/load_task.ts";
 import { PROJECT_ROOT } from "../_verdict.ts";
@@ -30,7 +31,7 @@ async function run(command: string, answer: Partial<UnpackedExecResult>) {
     labels: {},
   });
   const events: CatalogueEvent[] = [];
-  const outcome = await cmdAgent(command, "/host/agent").run({
+  const outcome = await cmdAgent(command, null).run({
     task,
     session: "s1",
     container,
@@ -81,4 +82,29 @@ Deno.test("cmd:COMMAND that exits non-zero is an error naming its exit code; pas
   const late = await run("sleep 99", { exitCode: 137, timedOut: true });
   assert.equal(late.outcome.stopReason, "timeout");
   assert.equal(late.outcome.detail, undefined);
+});
+
+Deno.test("--agent-files are packed root's and readable by all, whatever their modes on the host", async () => {
+  const folder = await Deno.makeTempDir(); // 0700
+  try {
+    await Deno.mkdir(join(folder, "lib"), { mode: 0o700 });
+    await Deno.writeTextFile(join(folder, "agent.py"), "print(1)\n", { mode: 0o600 });
+    await Deno.writeTextFile(join(folder, "run.sh"), "exit 0\n", { mode: 0o700 });
+    await Deno.symlink("../agent.py", join(folder, "lib", "link.py"));
+    await Deno.chmod(folder, 0o700);
+    const entries = parseTar(await agentFilesTar(folder));
+    assert.deepEqual(
+      entries.map((entry) => [entry.path, entry.type === "symlink" ? entry.target : entry.mode]),
+      [
+        ["verdict/agent", 0o755],
+        ["verdict/agent/agent.py", 0o644],
+        ["verdict/agent/lib", 0o755],
+        ["verdict/agent/lib/link.py", "../agent.py"],
+        ["verdict/agent/run.sh", 0o755],
+      ],
+    );
+    assert.deepEqual(cmdAgent("true", folder).mounts, [], "copied in, never bind-mounted");
+  } finally {
+    await Deno.remove(folder, { recursive: true });
+  }
 });

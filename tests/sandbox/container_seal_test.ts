@@ -195,22 +195,44 @@ Deno.test("a container whose tar is broken is still sealed, the fake tar among i
   });
 });
 
-Deno.test("a lying tar cannot add an unchanged file to the seal: entries are held to docker diff", async () => {
+Deno.test("a lying archive cannot add an unchanged file to the seal: entries are held to docker diff", async () => {
   await withRootContainer(async (container) => {
-    await run(
-      container,
-      "mv /usr/bin/tar /usr/bin/tar.real && " +
-        `printf '#!/bin/sh\\nexec /usr/bin/tar.real "$@" etc/passwd\\n' > /usr/bin/tar && ` +
-        "chmod 755 /usr/bin/tar && echo honest > /root/honest.txt",
-    );
-    // The lie works: the container's tar adds /etc/passwd to whatever it is asked for.
-    const lied = await container.killAndArchive(["/root/honest.txt"], []);
-    assert.ok(lied.some((archived) => archived.path === "etc/passwd"), "the fake tar lies");
-    const seal = await sealContainer(container);
+    await run(container, "echo honest > /root/honest.txt");
+    // What a root agent that swapped the helper between its copy and its run could make it say.
+    const passwd = {
+      path: "./etc/passwd",
+      type: "file" as const,
+      mode: 0o644,
+      data: new Uint8Array([1]),
+    };
+    const lying = new Proxy(container, {
+      get(target, key) {
+        if (key === "killAndArchive") {
+          return async (...args: Parameters<SandboxContainer["killAndArchive"]>) => [
+            ...await target.killAndArchive(...args),
+            passwd,
+          ];
+        }
+        const value = Reflect.get(target, key, target);
+        return typeof value === "function" ? value.bind(target) : value;
+      },
+    });
+    const seal = await sealContainer(lying);
     assert.equal(entry(seal, "etc/passwd"), undefined, "etc/passwd was sealed");
     assert.ok(!seal.changes.some((change) => change.path.startsWith("etc")));
     assert.equal(fileText(seal, "root/honest.txt"), "honest\n");
-    assert.ok(entry(seal, "usr/bin/tar") && entry(seal, "usr/bin/tar.real"));
+  });
+});
+
+Deno.test("a tar wrapper planted on PATH is not what the seal runs", async () => {
+  await withRootContainer(async (container) => {
+    await run(
+      container,
+      `printf '#!/bin/sh\\nexec /usr/bin/tar "$@" etc/passwd\\n' > /usr/local/bin/tar && ` +
+        "chmod 755 /usr/local/bin/tar && echo honest > /root/honest.txt",
+    );
+    const archived = await container.killAndArchive(["/root/honest.txt"], []);
+    assert.deepEqual(archived.map((found) => found.path), ["./root/honest.txt"]);
   });
 });
 
@@ -232,11 +254,11 @@ Deno.test("the admit guard stops a seal past its limit, and the fallback does no
   });
 });
 
-Deno.test("the admit guard also stops the engine's copies when the container's tar is broken", async () => {
+Deno.test("the admit guard also stops the engine's copies when the helper cannot be copied in", async () => {
   await withRootContainer(async (container) => {
     await run(
       container,
-      "printf '#!/bin/sh\\nexit 1\\n' > /usr/bin/tar && " +
+      "mkdir -p /verdict/engine/busybox/in-the-way && " +
         "mkdir /root/many && for i in $(seq 20); do echo $i > /root/many/$i; done",
     );
     await assert.rejects(

@@ -196,7 +196,9 @@ Deno.test("an agent that plants root's channel folder first gets docker cp's cop
       user: "0:0",
     });
     const planted = await container.exec(
-      "mkdir -m 777 /tmp/.verdict-exec-0 && echo real > /workspace/a.txt",
+      // Every folder root's channel could take (its name holds its shell's pid).
+      "cd /tmp && mkdir -m 777 $(seq 1 1000 | sed s/^/.verdict-exec-0-/) && " +
+        "echo real > /workspace/a.txt",
       { timeoutMs: 10_000 },
     );
     assert.equal(planted.exitCode, 0, planted.stderr);

@@ -44,7 +44,8 @@ export const evalCommand: Command = {
     "agent-files": {
       type: "string",
       valueName: "DIR",
-      description: "the installed agent's own program, mounted read-only at /verdict/agent",
+      description:
+        "the installed agent's own program, copied (read-only for the agent) to /verdict/agent",
       path: "read",
     },
     model: {
