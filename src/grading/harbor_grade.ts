@@ -212,22 +212,36 @@ function hijackGrade(input: HarborGradeInput, entries: readonly SnapshotEntry[])
   };
 }
 
-// Run as root in the untouched grader, with the image's own tools: DELETED lists the paths the
-// agent deleted, SHADOWING the names of executables it added or changed (`command -v` answers as
-// the image would), and the image's Python names its first site folder; /logs/verifier becomes
-// the verifier's. Then the sealed changes on stdin are unpacked at /, owners and modes as sealed,
-// and, with shell builtins only, a grader-owned .pth appends the WORKDIR to Python's path (after
-// the standard library and site-packages: PYTHONSAFEPATH keeps it from coming first).
+// Run as root in the untouched grader by the engine's static helper (its applets, never the
+// image's tools: the agent's deletions are applied first, and may take `mkdir` or `tar`). Stdin
+// holds lines, then the tar: `D path` for each path the agent deleted, `F path` for each sealed
+// file or link (a folder of the image in its place goes first), `T path` for each sealed folder
+// (a file of the image in its place goes first), `- name` for each executable the agent added or
+// changed (the image's own, found on PATH, is copied first on the verifier's PATH), up to the
+// line END_OF_LIST (the shell's `read` takes no byte past a line). The image's Python names its
+// first site folder; /logs/verifier becomes the verifier's. Then the sealed changes are unpacked
+// at /, owners and modes as sealed, and a grader-owned .pth appends the WORKDIR to Python's path
+// (after the standard library and site-packages: PYTHONSAFEPATH keeps it from coming first).
 const STAGED_MARK = "verdict: sealed end state staged";
+const END_OF_LIST = "verdict: end of the list";
 const STAGE = `set -e
-printf '%s\\n' "$DELETED" | while IFS= read -r path; do [ -z "$path" ] || rm -rf -- "$path"; done
 mkdir -p ${TRUSTED_BIN}
-printf '%s\\n' "$SHADOWING" | while IFS= read -r name; do
-  [ -n "$name" ] || continue
-  found=$(command -v -- "$name" 2>/dev/null || true)
-  case "$found" in /*) cp -L -p -- "$found" ${shellQuote(TRUSTED_BIN)}/ ;; esac
+while IFS= read -r line; do
+  [ "$line" != ${shellQuote(END_OF_LIST)} ] || break
+  path=\${line#? }
+  case "$line" in
+    "D "*) rm -rf -- "$path" ;;
+    "F "*) if [ -d "$path" ] && [ ! -L "$path" ]; then rm -rf -- "$path"; fi ;;
+    "T "*) if [ -e "$path" ] || [ -L "$path" ]; then [ -d "$path" ] || rm -f -- "$path"; fi ;;
+    "- "*)
+      for folder in $(printf '%s' "$PATH" | tr ':' ' '); do
+        if [ -f "$folder/$path" ] && [ -x "$folder/$path" ]; then
+          cp -L -p -- "$folder/$path" ${shellQuote(TRUSTED_BIN)}/; break
+        fi
+      done ;;
+  esac
 done
-site=$(python3 -c 'import site; print(site.getsitepackages()[0])' 2>/dev/null || true)
+site=$(python3 -c 'import site; print(site.getsitepackages()[0])' </dev/null 2>/dev/null || true)
 case "$site" in /*) mkdir -p -- "$site" ;; *) site="" ;; esac
 [ "$VERIFIER_USER" = 0:0 ] || chown -- "$VERIFIER_USER" ${HARBOR_VERIFIER_LOGS}
 (umask 0 && tar -x -p -f - -C /)
@@ -262,33 +276,28 @@ exit 0`;
 const RUN_VERIFIER = `PATH=${TRUSTED_BIN}:"$PATH"; export PATH
 exec bash -c ${shellQuote(PARENT)} ${HARBOR_TESTS}/test.sh`;
 
-// Stages the sealed changes (all but bytecode caches) in the untouched grader, as root.
+// Stages the sealed changes (all but bytecode caches) in the untouched grader, as root, by the
+// engine's helper when the engine has one (else by the image's own shell and tools).
 async function stage(input: HarborGradeInput, entries: readonly SnapshotEntry[]): Promise<void> {
-  const removed = entries.filter((entry) => entry.type === "removed" && !heldBack(entry.path))
-    .map((entry) => entry.path);
-  const shadowing = [
-    ...new Set(
-      entries.filter((entry) =>
-        (entry.type === "file" && (entry.mode & 0o111) !== 0) || entry.type === "symlink"
-      ).map((entry) => posix.basename(entry.path)),
-    ),
-  ];
-  const stdin = packOwnedTar([{
+  const helper = await input.grader.installHelper();
+  const tar = packOwnedTar([{
     entries: snapshotContents(input.blobs, { ...input.final, entries: staged(entries) }),
     options: { uid: 0, gid: 0 },
   }]);
-  const result = await input.grader.exec(STAGE, {
-    user: "0:0",
-    stdin,
-    env: {
-      DELETED: removed.map((path) => `/${path}`).join("\n"),
-      SHADOWING: shadowing.join("\n"),
-      VERIFIER_USER: verifierUser(input.harbor),
-      WORKDIR: input.workdir,
+  const list = new TextEncoder().encode(`${stagingList(entries).join("\n")}\n${END_OF_LIST}\n`);
+  const stdin = new Uint8Array(list.length + tar.length);
+  stdin.set(list);
+  stdin.set(tar, list.length);
+  const result = await input.grader.exec(
+    helper === undefined ? STAGE : `exec ${shellQuote(helper)} sh -c ${shellQuote(STAGE)}`,
+    {
+      user: "0:0",
+      stdin,
+      env: { VERIFIER_USER: verifierUser(input.harbor), WORKDIR: input.workdir },
+      timeoutMs: STAGING_BASE_MS + stdin.length / STAGING_BYTES_PER_MS,
+      signal: input.signal,
     },
-    timeoutMs: STAGING_BASE_MS + stdin.length / STAGING_BYTES_PER_MS,
-    signal: input.signal,
-  });
+  );
   if (result.aborted) throw input.signal?.reason ?? new Error("grading aborted");
   if (!result.stdout.endsWith(`${STAGED_MARK}\n`)) {
     throw new InfrastructureError(
@@ -298,6 +307,23 @@ async function stage(input: HarborGradeInput, entries: readonly SnapshotEntry[])
       }`,
     );
   }
+}
+
+// STAGE's lines: deletions, what each unpacked entry replaces, and the commands shadowed.
+function stagingList(entries: readonly SnapshotEntry[]): string[] {
+  const unpacked = staged(entries);
+  const shadowing = new Set(
+    entries.filter((entry) =>
+      (entry.type === "file" && (entry.mode & 0o111) !== 0) || entry.type === "symlink"
+    ).map((entry) => posix.basename(entry.path)),
+  );
+  return [
+    ...entries.filter((entry) => entry.type === "removed" && !heldBack(entry.path))
+      .map((entry) => `D /${entry.path}`),
+    ...unpacked.filter((entry) => entry.type !== "removed")
+      .map((entry) => `${entry.type === "dir" ? "T" : "F"} /${entry.path}`),
+    ...[...shadowing].map((name) => `- ${name}`),
+  ];
 }
 
 function verifierUser(harbor: HarborSettings): string {

@@ -39,7 +39,7 @@ async function verdictTask(dir: string, id: string): Promise<void> {
   await Deno.writeTextFile(
     join(dir, "task.yaml"),
     `id: ${id}\ncategory: attack\nimage: ${WRITABLE_TOOLS}\nworkdir: /workspace\n` +
-      "limits: { max_steps: 5, timeout_s: 120 }\nsuccess: { script: test.sh, timeout_s: 60 }\n",
+      "limits: { max_steps: 5, timeout_s: 120 }\nsuccess: { script: test.sh, timeout_s: 60, expect_tests: 0 }\n",
   );
   await Deno.writeTextFile(join(dir, "instruction.md"), "Write `right` into answer.txt.\n");
   await Deno.writeTextFile(join(dir, "workspace", "answer.txt"), "wrong\n");
@@ -73,21 +73,8 @@ for (const name of USER_ATTACKS) {
   });
 }
 
-// The Harbor grader stages the seal with the image's own `rm`, `mkdir`, `cp` and `tar`, after the
-// agent's deletions (src/grading/harbor_grade.ts, STAGE, another branch's): until it stages with
-// `SandboxContainer.installHelper()`'s busybox and clears a path whose sealed type differs from the
-// image's, these two end as infrastructure errors in grading (the seal itself is sound, see
-// tests/sandbox/seal_attacks_test.ts).
-const STAGED_WITH_IMAGE_TOOLS = new Set([
-  "delete tar, cp, mkdir, head, bash and sh",
-  "replace sealed folders with files",
-]);
-
 for (const [name, attack] of Object.entries(ATTACKS)) {
-  Deno.test({
-    name: `a Harbor task whose agent does "${name}" is graded as the agent's`,
-    ignore: STAGED_WITH_IMAGE_TOOLS.has(name),
-  }, async () => {
+  Deno.test(`a Harbor task whose agent does "${name}" is graded as the agent's`, async () => {
     await requireDocker();
     await using home = await scratchDir("harbor-attack");
     const task = join(home.path, "system-tool");
@@ -98,7 +85,7 @@ for (const [name, attack] of Object.entries(ATTACKS)) {
     const results = await evaluate(["eval", task, "--agent", "oracle"], home.path);
     const elapsed = performance.now() - start;
     const [trial] = results.trials;
-    // The agent's: a pass, its failure, or tampering (another branch may file some so).
+    // The agent's: a pass, its failure, or tampering (deleting bash, say, is a grader hijack).
     assert.ok(
       !["infrastructure_error", "evaluator_error"].includes(trial.bucket),
       `${trial.bucket}: ${trial.reason}`,

@@ -9,6 +9,7 @@
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
+import { rewardAsHarborGives } from "./_harbor_as_harbor.ts";
 import { requireDocker } from "../_docker.ts";
 import { copyTree, runVerdict, scratchDir } from "../_verdict.ts";
 
@@ -80,25 +81,12 @@ Deno.test("Harbor attacks: run the way Harbor runs them (solve.sh, then test.sh,
     const image = new RegExp(`^${task}\\s+\\S+\\s+(\\S+)`, "m").exec(listed.stdout)?.[1];
     assert(image, `tasks list names ${task}'s image:\n${listed.stdout}`);
     assert(await docker.hasImage(image), `${image} is built by the test above: run the file`);
-    const dir = join(Deno.cwd(), ATTACKS, task);
-    // `sh` (dash) drives it, as Harbor's exec does from outside: the kill-verifier attack kills
-    // every bash, and a leftover process may write after test.sh ended, before Harbor reads.
-    const result = await docker.run([
-      "run",
-      "--rm",
-      "--network=none",
-      "--volume",
-      `${dir}/solution:/verdict-solution:ro`,
-      "--volume",
-      `${dir}/tests:/verdict-upload:ro`,
+    const { reward, stderr } = await rewardAsHarborGives(
+      docker,
       image,
-      "sh",
-      "-c",
-      "bash /verdict-solution/solve.sh >/dev/null 2>&1; mkdir -p /tests /logs/verifier; " +
-      "cp -r /verdict-upload/. /tests/; bash /tests/test.sh >/dev/null 2>&1; sleep 1; " +
-      "cat /logs/verifier/reward.txt",
-    ]);
-    assert.equal(new TextDecoder().decode(result.stdout).trim(), "1", `${task}: ${result.stderr}`);
+      join(Deno.cwd(), ATTACKS, task),
+    );
+    assert.equal(reward, "1", `${task}: ${stderr}`);
   }
 });
 

@@ -7,6 +7,7 @@
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
+import { rewardAsHarborGives } from "./_harbor_as_harbor.ts";
 import { requireDocker } from "../_docker.ts";
 import { copyTree, runVerdict, scratchDir } from "../_verdict.ts";
 
@@ -115,23 +116,12 @@ Deno.test("Harbor tasks: each tampering fixture's cheat earns reward 1 when the 
       await docker.hasImage(image),
       `${image} is built by the oracle test above: run the file`,
     );
-    const dir = join(Deno.cwd(), FIXTURES, task);
-    const result = await docker.run([
-      "run",
-      "--rm",
-      "--network=none",
-      "--volume",
-      `${dir}/solution:/verdict-solution:ro`,
-      "--volume",
-      `${dir}/tests:/verdict-upload:ro`,
+    const { reward, stderr } = await rewardAsHarborGives(
+      docker,
       image,
-      "bash",
-      "-c",
-      "bash /verdict-solution/solve.sh >/dev/null 2>&1; mkdir -p /tests /logs/verifier; " +
-      "cp -r /verdict-upload/. /tests/; bash /tests/test.sh >/dev/null 2>&1; " +
-      "cat /logs/verifier/reward.txt",
-    ]);
-    assert.equal(new TextDecoder().decode(result.stdout).trim(), "1", `${task}: ${result.stderr}`);
+      join(Deno.cwd(), FIXTURES, task),
+    );
+    assert.equal(reward, "1", `${task}: ${stderr}`);
   }
 });
 

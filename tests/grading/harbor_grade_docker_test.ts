@@ -131,9 +131,10 @@ Deno.test("the verifier's shell: a process left running, or the shell killed, le
     "(sleep 30 &) ; echo 1 > /logs/verifier/reward.txt\n",
   );
   assert.equal(left.verdict, "fail");
+  // Named as it was when frozen: `sleep`, or, on a loaded machine, the subshell not yet exec'd.
   assert.match(
     left.reason,
-    /^tampering: reward 1, but the verifier left 1 process running .*sleep/,
+    /^tampering: reward 1, but the verifier left 1 process running when its script ended \((sleep|bash)\)/,
   );
   const killed = await gradeInDocker(
     [],

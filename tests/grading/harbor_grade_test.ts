@@ -19,6 +19,23 @@ import type { HarborSettings } from "../../src/task/task.ts";
 // sealed end state is unpacked, and the line the verifier's shell prints once the script ended.
 const STAGED_MARK = "verdict: sealed end state staged";
 const END_MARK = "verdict: the verifier ended";
+const END_OF_LIST = "verdict: end of the list";
+
+/** The staging exec's stdin: its list lines (`D`, `F`, `T`, `-`), then the tar of the changes. */
+function stagingInput(stdin: Uint8Array | undefined): { lines: string[]; tar: Uint8Array } {
+  assert.ok(stdin, "the staging reads its list and the sealed changes on stdin");
+  const at = new TextDecoder("latin1").decode(stdin).indexOf(`\n${END_OF_LIST}\n`);
+  const lines = at < 0 ? [] : new TextDecoder().decode(stdin.subarray(0, at)).split("\n");
+  const end = at < 0
+    ? new TextDecoder("latin1").decode(stdin).indexOf(`${END_OF_LIST}\n`) + END_OF_LIST.length + 1
+    : at + END_OF_LIST.length + 2;
+  return { lines, tar: stdin.subarray(end) };
+}
+
+/** The list lines of one kind, without their kind. */
+function listed(lines: string[], kind: string): string[] {
+  return lines.filter((line) => line.startsWith(`${kind} `)).map((line) => line.slice(2));
+}
 
 const text = (value: string) => new TextEncoder().encode(value);
 const TEST_SH =
@@ -239,7 +256,7 @@ Deno.test("reward.txt and reward.json that disagree are tampering; /logs/verifie
 async function gradeWithFiles(written: Record<string, string>) {
   const sandbox = new MemorySandbox({
     exec: (request) => {
-      if (request.options.env?.DELETED !== undefined) return { stdout: `${STAGED_MARK}\n` };
+      if (request.options.env?.VERIFIER_USER !== undefined) return { stdout: `${STAGED_MARK}\n` };
       for (const [name, value] of Object.entries(written)) {
         request.container.files.write(`/logs/verifier/${name}`, value);
       }
@@ -303,9 +320,14 @@ Deno.test("gradeHarbor never stages tests/, logs/verifier/, bytecode caches nor 
     verified: PASSED,
   });
   assert.equal(result.verdict, "pass", result.reason);
-  const stdin = requests[0].options.stdin;
-  assert.ok(stdin, "the sealed changes go in on stdin");
-  assert.deepEqual(parseTar(stdin).map((entry) => entry.path).sort(), [
+  const { lines, tar } = stagingInput(requests[0].options.stdin);
+  assert.deepEqual(listed(lines, "F").sort(), [
+    "/app/main.py",
+    "/logs/other.txt",
+    "/opt/link",
+    "/opt/linked",
+  ]);
+  assert.deepEqual(parseTar(tar).map((entry) => entry.path).sort(), [
     "app/main.py",
     "logs/other.txt",
     "opt/link",
@@ -325,8 +347,9 @@ Deno.test("gradeHarbor hands the staging the deleted paths, the names of executa
     verified: PASSED,
   });
   const env = requests[0].options.env ?? {};
-  assert.deepEqual(env.DELETED.split("\n"), ["/etc/issue", "/usr/bin/grep"]);
-  assert.deepEqual(env.SHADOWING.split("\n").sort(), ["other", "run.sh", "tool"]);
+  const { lines } = stagingInput(requests[0].options.stdin);
+  assert.deepEqual(listed(lines, "D"), ["/etc/issue", "/usr/bin/grep"]);
+  assert.deepEqual(listed(lines, "-").sort(), ["other", "run.sh", "tool"]);
   assert.equal(env.WORKDIR, "/app");
   assert.match(requests[0].script, /zz-verdict-workdir\.pth/);
   for (const [name, value] of Object.entries(GRADER_ENV)) {
@@ -339,7 +362,7 @@ Deno.test("the staging never deletes the grader's own /tests or /logs/verifier",
     removed: ["tests", "tests/test.sh", "logs", "logs/verifier", "etc/issue"],
     verified: PASSED,
   });
-  assert.deepEqual(requests[0].options.env?.DELETED.split("\n"), ["/etc/issue"]);
+  assert.deepEqual(listed(stagingInput(requests[0].options.stdin).lines, "D"), ["/etc/issue"]);
 });
 
 Deno.test("staged as root, then the verifier as [verifier].user with [verifier].env in the workdir", async () => {
