@@ -87,7 +87,8 @@ Deno.test("tasks check runs the controls: exit-at-import and skip-all are caught
   const out = result.stdout;
   const problemsOf = (task: string) => new RegExp(`^${task}: (.*)$`, "m").exec(out)?.[1] ?? "";
 
-  // A task with no canary whose tests `python -m pytest` a module: the cheat ends pytest with 0.
+  // Evidence that tests ran stops both cheats on a task that asks for it; these two opted out
+  // (`expect_tests: 0`). No canary, and `python -c` trusted for its exit code: the cheat ends it 0.
   assert.match(
     problemsOf("exit-cheatable"),
     /^control exit-at-import passed: the success script passes when every workspace module exits 0 at import .*; fix: make the tests assert on behaviour the imports must produce/,
