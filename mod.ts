@@ -257,7 +257,12 @@ export {
 } from "./src/store/verify.ts";
 
 // Results, statistics and reports.
-export { buildResults, type Results, RESULTS_SCHEMA } from "./src/report/results.ts";
+export {
+  buildResults,
+  type Results,
+  RESULTS_SCHEMA,
+  type UnfinishedTrial,
+} from "./src/report/results.ts";
 export { renderJunit } from "./src/report/junit.ts";
 export {
   readTrajectory,
