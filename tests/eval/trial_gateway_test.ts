@@ -29,6 +29,11 @@ import { PROJECT_ROOT } from "../_verdict.ts";
 
 const OWNER = "0123456789abcdef";
 
+// The agent's own folder, copied in when it runs.
+const AGENT_FILES = await Deno.makeTempDir({ prefix: "verdict-agent-files-" });
+await Deno.writeTextFile(`${AGENT_FILES}/run.sh`, "echo done\n");
+globalThis.addEventListener("unload", () => Deno.removeSync(AGENT_FILES, { recursive: true }));
+
 async function fixture(exec?: ConstructorParameters<typeof MemorySandbox>[0]) {
   const store = openStore(":memory:");
   const sandbox = new MemorySandbox(exec);
@@ -44,7 +49,7 @@ async function fixture(exec?: ConstructorParameters<typeof MemorySandbox>[0]) {
     images: sandbox.derivedImages({ "verdict.run": "r1" }),
     clock: new LogicalClock({ start: 0, tick: 1 }),
     rng: new SplitMix64(5),
-    agent: cmdAgent("sh /verdict/agent/run.sh", "/home/me/agent"),
+    agent: cmdAgent("sh /verdict/agent/run.sh", AGENT_FILES),
     signal: new AbortController().signal,
     owner: OWNER,
     gateway: (trial) => {
@@ -100,11 +105,8 @@ Deno.test("an installed agent's container joins its gateway sidecar's network, w
     OPENAI_API_KEY: key,
     ANTHROPIC_API_KEY: key,
   });
-  assert.deepEqual(agent.mounts, [{
-    source: "/home/me/agent",
-    target: "/verdict/agent",
-    readOnly: true,
-  }]);
+  // Its files are copied in when it runs (root's, whatever the host folder's modes), never mounted.
+  assert.equal(agent.mounts?.length ?? 0, 0);
   assert.equal(fx.trials.length, 1);
   assert.equal(fx.trials[0].key, key);
 
