@@ -60,7 +60,15 @@ export async function installHelper(docker: Docker, id: string): Promise<boolean
 }
 
 async function readHelper(docker: Docker): Promise<Uint8Array | undefined> {
-  const created = await docker.run(["create", "--pull=never", HELPER_IMAGE, "true"]);
+  // Labelled, so that one left by a killed process is recognisable as Verdict's on a shared engine.
+  const created = await docker.run([
+    "create",
+    "--pull=never",
+    "--label",
+    "verdict.role=helper-source",
+    HELPER_IMAGE,
+    "true",
+  ]);
   if (created.code !== 0) return undefined;
   const id = new TextDecoder().decode(created.stdout).trim();
   try {

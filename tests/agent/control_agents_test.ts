@@ -1,11 +1,14 @@
 import assert from "node:assert/strict";
+import { PLANTED_HIJACKS } from "../../src/agent/_control_harbor.ts";
 import {
   allowedPlants,
+  EXIT_HOOK,
   exitAtImportPlants,
   type Plant,
   skipAllPlants,
 } from "../../src/agent/_control_plants.ts";
 import { controlApplies, CONTROLS } from "../../src/agent/control_agents.ts";
+import { findHijacks } from "../../src/grading/hijack_paths.ts";
 import type { TreeEntry } from "../../src/task/file_tree.ts";
 import { loadSuite } from "../../src/task/load_suite.ts";
 
@@ -64,4 +67,14 @@ Deno.test("controls apply where they have something to cheat with: no Python mac
   assert(await applies(1, "fix-slugify"));
   // changed_paths_within keeps every start-up hook out of the workdir's root.
   assert(!(await applies(2, "atomic-config-write")));
+});
+
+Deno.test("every path the grader-hijack control plants in a Harbor container is one grading flags", () => {
+  const site = "usr/local/lib/python3.11/site-packages";
+  const planted = PLANTED_HIJACKS.map(({ path }) => ({
+    path: path.replace(/^SITE\//, `${site}/`).replace(/^\//, ""),
+    pth: `\n${EXIT_HOOK}`,
+  }));
+  const flagged = findHijacks(planted, "/app", []).map((hijack) => hijack.path.slice(1));
+  assert.deepEqual(flagged, planted.map(({ path }) => path));
 });

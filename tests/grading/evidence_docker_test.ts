@@ -95,11 +95,15 @@ Deno.test("a workspace json.py, pytest/, _pytest/ and a stray conftest.py cannot
 Deno.test("a workspace sitecustomize.py does not run where the image has no start-up hook of its own", async () => {
   const docker = await requireDocker();
   // The official python images, Alpine's and Fedora's have no sitecustomize; Debian's has one.
-  const image = "verdict-test/python-no-sitecustomize:evidence";
+  // Names of this process's own: two test runs may share the engine.
+  const image = `verdict-test/python-no-sitecustomize:${Deno.pid}`;
+  const name = `verdict-test-no-sitecustomize-${Deno.pid}`;
   const made = await docker.run([
     "run",
     "--name",
-    "verdict-test-no-sitecustomize",
+    name,
+    "--label",
+    "verdict.test=evidence_docker_test",
     "--network",
     "none",
     "--user",
@@ -112,10 +116,10 @@ Deno.test("a workspace sitecustomize.py does not run where the image has no star
   ]);
   assert.equal(made.code, 0, made.stderr);
   try {
-    const committed = await docker.run(["commit", "verdict-test-no-sitecustomize", image]);
+    const committed = await docker.run(["commit", name, image]);
     assert.equal(committed.code, 0, committed.stderr);
   } finally {
-    await docker.run(["rm", "-f", "verdict-test-no-sitecustomize"]);
+    await docker.run(["rm", "-f", name]);
   }
   try {
     const hook = "import sys\nsys.stderr.write('HIJACKED by the workspace\\n')\n";
