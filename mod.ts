@@ -184,25 +184,25 @@ export {
   type Sandbox,
   type SandboxContainer,
   type UnpackedExecResult,
-} from "./src/sandbox/sandbox.ts";
-export { DockerSandbox } from "./src/sandbox/docker_sandbox.ts";
-export type { TarEntry, TarEntryHeader } from "./src/sandbox/tar.ts";
-export { Docker, type DockerCallOptions, type DockerResult } from "./src/sandbox/docker.ts";
+} from "./src/engine/sandbox.ts";
+export { DockerSandbox } from "./src/engine/docker_sandbox.ts";
+export type { TarEntry, TarEntryHeader } from "./src/engine/tar.ts";
+export { Docker, type DockerCallOptions, type DockerResult } from "./src/engine/docker.ts";
 
 // Running.
-export { type EvalDeps, type EvalRequest, runEval } from "./src/eval/run_eval.ts";
-export type { EvalOutcome, Progress, RunDeps } from "./src/eval/run_lifecycle.ts";
-export type { LoopSettings, ProviderSettings, ReplaySettings } from "./src/eval/loop_settings.ts";
-export type { AgentNeeds } from "./src/eval/agent_registry.ts";
-export type { CrashHook, TrialPlan } from "./src/eval/trial.ts";
-export type { StagedTask } from "./src/eval/staged_task.ts";
-export { type ResumeChoices, type ResumeDeps, resumeRun } from "./src/eval/resume.ts";
+export { type EvalDeps, type EvalRequest, runEval } from "./src/eval/run/run_eval.ts";
+export type { EvalOutcome, Progress, RunDeps } from "./src/eval/run/run_lifecycle.ts";
+export type { LoopSettings, ProviderSettings, ReplaySettings } from "./src/eval/setup/loop_settings.ts";
+export type { AgentNeeds } from "./src/eval/setup/agent_registry.ts";
+export type { CrashHook, TrialPlan } from "./src/eval/trial/trial.ts";
+export type { StagedTask } from "./src/eval/trial/staged_task.ts";
+export { type ResumeChoices, type ResumeDeps, resumeRun } from "./src/eval/run/resume.ts";
 export type { Difference } from "./src/core/first_difference.ts";
-export { type ReplayDeps, replayRun, type SessionReplay } from "./src/eval/replay.ts";
-export { type LoopChoices, type LoopSetup, setupLoopAgent } from "./src/eval/loop_setup.ts";
-export type { SessionDriver } from "./src/eval/session_driver.ts";
-export type { Experiment, RecordedRunConfig, RunConfig } from "./src/eval/run_identity.ts";
-export type { Shard } from "./src/eval/shard.ts";
+export { type ReplayDeps, replayRun, type SessionReplay } from "./src/eval/replay/replay.ts";
+export { type LoopChoices, type LoopSetup, setupLoopAgent } from "./src/eval/setup/loop_setup.ts";
+export type { SessionDriver } from "./src/eval/trial/session_driver.ts";
+export type { Experiment, RecordedRunConfig, RunConfig } from "./src/eval/setup/run_identity.ts";
+export type { Shard } from "./src/eval/setup/shard.ts";
 export {
   type CheckDeps,
   type CheckProgress,
@@ -210,7 +210,7 @@ export {
   type ControlTrial,
   type TaskCheck,
   type TasksCheckOutcome,
-} from "./src/eval/tasks_check.ts";
+} from "./src/eval/run/tasks_check.ts";
 
 // The record.
 export { openStore, type Store } from "./src/store/store.ts";
@@ -288,7 +288,7 @@ export { renderMarkdown } from "./src/report/markdown.ts";
 export { writeRunReports } from "./src/report/run_reports.ts";
 
 // The model gateway: what answers an installed agent's model calls in each trial.
-export type { GatewayTrial, TrialGateway, TrialGatewayFactory } from "./src/eval/trial_gateway.ts";
+export type { GatewayTrial, TrialGateway, TrialGatewayFactory } from "./src/eval/trial/trial_gateway.ts";
 export { GatewayLedger, type LedgerStop, type LedgerTotals } from "./src/gateway/ledger.ts";
 export type { GatewayHandler } from "./src/gateway/serve_gateway.ts";
 export type {
@@ -323,5 +323,5 @@ export type {
   Snapshot,
   SnapshotChange,
   SnapshotEntry,
-} from "./src/sandbox/snapshot.ts";
+} from "./src/workspace/snapshot.ts";
 export type { TreeEntry } from "./src/task/file_tree.ts";

@@ -8,7 +8,7 @@ import { z } from "zod";
 import type { AgentContext } from "../src/agent/agent.ts";
 import { SplitMix64 } from "../src/core/rng.ts";
 import type { Model, ModelResponse } from "../src/model/model.ts";
-import type { Container } from "../src/sandbox/container.ts";
+import type { Container } from "../src/engine/container.ts";
 import type { Store } from "../src/store/store.ts";
 import type { Task } from "../src/task/task.ts";
 import type { AnyTool } from "../src/tools/tool.ts";

@@ -10,10 +10,10 @@
  *
  * @module
  */
-import { stageTask } from "../src/eval/staged_task.ts";
-import { trialContainerSpec } from "../src/eval/trial_phases.ts";
-import { Docker } from "../src/sandbox/docker.ts";
-import { DockerSandbox } from "../src/sandbox/docker_sandbox.ts";
+import { stageTask } from "../src/eval/trial/staged_task.ts";
+import { trialContainerSpec } from "../src/eval/trial/trial_phases.ts";
+import { Docker } from "../src/engine/docker.ts";
+import { DockerSandbox } from "../src/engine/docker_sandbox.ts";
 import { loadTask } from "../src/task/load_task.ts";
 import { shellTool } from "../src/tools/shell_tool.ts";
 import type { ToolContext } from "../src/tools/tool.ts";

@@ -13,14 +13,14 @@
  */
 import { oracleAgent } from "../src/agent/oracle.ts";
 import { SplitMix64 } from "../src/core/rng.ts";
-import { readyHarborImages } from "../src/eval/harbor_images.ts";
-import { stageTask } from "../src/eval/staged_task.ts";
-import { trialContainerSpec } from "../src/eval/trial_phases.ts";
+import { readyHarborImages } from "../src/eval/setup/harbor_images.ts";
+import { stageTask } from "../src/eval/trial/staged_task.ts";
+import { trialContainerSpec } from "../src/eval/trial/trial_phases.ts";
 import { gradeHarbor } from "../src/grading/harbor_grade.ts";
-import { sealContainer } from "../src/sandbox/container_seal.ts";
-import { Docker } from "../src/sandbox/docker.ts";
-import { DockerSandbox } from "../src/sandbox/docker_sandbox.ts";
-import { storeSnapshot } from "../src/sandbox/snapshot.ts";
+import { sealContainer } from "../src/workspace/container_seal.ts";
+import { Docker } from "../src/engine/docker.ts";
+import { DockerSandbox } from "../src/engine/docker_sandbox.ts";
+import { storeSnapshot } from "../src/workspace/snapshot.ts";
 import { openStore } from "../src/store/store.ts";
 import { loadHarborTask } from "../src/task/harbor_task.ts";
 import { median } from "./_measure.ts";

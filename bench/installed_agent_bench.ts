@@ -15,7 +15,7 @@
  */
 import { join } from "node:path";
 import type { Results } from "../src/report/results.ts";
-import { Docker } from "../src/sandbox/docker.ts";
+import { Docker } from "../src/engine/docker.ts";
 import { EVENT, last } from "../src/store/event_catalogue.ts";
 import type { StoredEvent } from "../src/store/event_log.ts";
 import { openStore } from "../src/store/store.ts";

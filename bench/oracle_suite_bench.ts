@@ -19,9 +19,9 @@
  */
 import { oracleAgent } from "../src/agent/oracle.ts";
 import { systemClock } from "../src/core/system_clock.ts";
-import { runEval } from "../src/eval/run_eval.ts";
-import { Docker } from "../src/sandbox/docker.ts";
-import { DockerSandbox } from "../src/sandbox/docker_sandbox.ts";
+import { runEval } from "../src/eval/run/run_eval.ts";
+import { Docker } from "../src/engine/docker.ts";
+import { DockerSandbox } from "../src/engine/docker_sandbox.ts";
 import { loadSuite } from "../src/task/load_suite.ts";
 import { median, scratchFolder } from "./_measure.ts";
 

@@ -8,7 +8,7 @@
  */
 import { join } from "node:path";
 import { loopAgent } from "../src/agent/loop_agent.ts";
-import { sessionDriver } from "../src/eval/session_driver.ts";
+import { sessionDriver } from "../src/eval/trial/session_driver.ts";
 import { heuristicCounter } from "../src/model/tokens.ts";
 import { DEFAULT_POLICY } from "../src/policy/default_policy.ts";
 import { openStore } from "../src/store/store.ts";

@@ -1,6 +1,6 @@
 /**
  * The seal against an agent that breaks its own container's tools: for each attack of
- * `tests/sandbox/seal_attacks_test.ts` (tools deleted, hanging wrappers planted on PATH, the tools
+ * `tests/workspace/seal_attacks_test.ts` (tools deleted, hanging wrappers planted on PATH, the tools
  * themselves replaced, folders replaced by files, files where the harness works), the median time
  * of a whole-container seal (a Harbor agent, root) and of a workspace checkpoint's copy (an agent
  * user whose image lets it replace its tools), against the same on an untouched container and a
@@ -10,11 +10,11 @@
  *
  * @module
  */
-import { sealContainer } from "../src/sandbox/container_seal.ts";
-import { Docker } from "../src/sandbox/docker.ts";
-import { DockerSandbox } from "../src/sandbox/docker_sandbox.ts";
-import type { ContainerSpec, SandboxContainer } from "../src/sandbox/sandbox.ts";
-import { ATTACKS } from "../tests/sandbox/_seal_attacks.ts";
+import { sealContainer } from "../src/workspace/container_seal.ts";
+import { Docker } from "../src/engine/docker.ts";
+import { DockerSandbox } from "../src/engine/docker_sandbox.ts";
+import type { ContainerSpec, SandboxContainer } from "../src/engine/sandbox.ts";
+import { ATTACKS } from "../tests/workspace/_seal_attacks.ts";
 import { median } from "./_measure.ts";
 
 const ROUNDS = Number(Deno.args[0] ?? 5);

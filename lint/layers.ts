@@ -14,8 +14,10 @@ export const LAYERS: Readonly<Record<string, number>> = {
   store: 1,
   /** Task manifests: schemas, loading, suite digests. */
   task: 1,
-  /** Docker through its CLI: containers, exec, tar streams, sealing. */
-  sandbox: 2,
+  /** Docker through its CLI, the exec channel, tar streams, the Sandbox seam and its memory double. */
+  engine: 1,
+  /** The workspace model: snapshots, the seal, workspace tars; uses the engine through the seam. */
+  workspace: 2,
   /** Permission policy: rules and shell word splitting. */
   policy: 2,
   /** Model clients: scripted, OpenAI-compatible, Anthropic, replay. */

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { Docker } from "../src/sandbox/docker.ts";
+import { Docker } from "../src/engine/docker.ts";
 
 /** The images the bundled tasks and the tests use. */
 export const TEST_IMAGES = ["verdict/python:3.11", "verdict/busybox"];

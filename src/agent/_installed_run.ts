@@ -9,7 +9,7 @@
 import { AgentStartError, InfrastructureError } from "../core/errors.ts";
 import { shellQuote } from "../core/shell_quote.ts";
 import { EVENT, event } from "../store/event_catalogue.ts";
-import type { ExecResult } from "../sandbox/sandbox.ts";
+import type { ExecResult } from "../engine/sandbox.ts";
 import type { AgentContext, StopReason } from "./agent.ts";
 
 /** Where the task's instruction is written in the agent's container (outside the workspace). */

@@ -6,7 +6,7 @@
  */
 import type { Rng } from "../core/rng.ts";
 import type { RunCounters } from "../store/run_counters.ts";
-import type { SandboxContainer } from "../sandbox/sandbox.ts";
+import type { SandboxContainer } from "../engine/sandbox.ts";
 import type { CatalogueEvent } from "../store/event_catalogue.ts";
 import type { StoppedBecause } from "../store/event_payloads.ts";
 import type { Task } from "../task/task.ts";

@@ -9,8 +9,8 @@
  *
  * @module
  */
-import type { BindMount } from "../sandbox/sandbox.ts";
-import { packTar, type TarEntry } from "../sandbox/tar.ts";
+import type { BindMount } from "../engine/sandbox.ts";
+import { packTar, type TarEntry } from "../engine/tar.ts";
 import { ZERO_COUNTERS } from "../store/run_counters.ts";
 import { readTree } from "../task/file_tree.ts";
 import type { Agent, AgentOutcome } from "./agent.ts";

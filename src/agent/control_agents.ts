@@ -11,7 +11,7 @@
 import { join } from "node:path";
 import { EVENT, event } from "../store/event_catalogue.ts";
 import { ZERO_COUNTERS } from "../store/run_counters.ts";
-import { packTar } from "../sandbox/tar.ts";
+import { packTar } from "../engine/tar.ts";
 import { readTree, type TreeEntry } from "../task/file_tree.ts";
 import type { Task } from "../task/task.ts";
 import type { Agent, AgentOutcome } from "./agent.ts";

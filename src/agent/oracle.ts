@@ -9,7 +9,7 @@ import { EVENT, event } from "../store/event_catalogue.ts";
 import { join } from "node:path";
 import { UsageError } from "../core/errors.ts";
 import { ZERO_COUNTERS } from "../store/run_counters.ts";
-import { packTar } from "../sandbox/tar.ts";
+import { packTar } from "../engine/tar.ts";
 import { readTree, type TreeEntry } from "../task/file_tree.ts";
 import type { Agent, AgentOutcome } from "./agent.ts";
 

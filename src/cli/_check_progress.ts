@@ -6,7 +6,7 @@
  * @module
  */
 import type { Clock } from "../core/clock.ts";
-import type { CheckProgress } from "../eval/tasks_check.ts";
+import type { CheckProgress } from "../eval/run/tasks_check.ts";
 import type { Io } from "./io.ts";
 
 /**

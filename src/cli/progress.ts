@@ -5,8 +5,8 @@
  * @module
  */
 import type { Clock } from "../core/clock.ts";
-import type { RunConfig } from "../eval/run_identity.ts";
-import type { Progress } from "../eval/run_lifecycle.ts";
+import type { RunConfig } from "../eval/setup/run_identity.ts";
+import type { Progress } from "../eval/run/run_lifecycle.ts";
 import type { RunRecord } from "../store/run_table.ts";
 import type { TrialRecord } from "../store/trial_record.ts";
 import type { Io } from "./io.ts";
@@ -22,7 +22,7 @@ import type { Io } from "./io.ts";
  * import { LogicalClock } from "../core/clock.ts";
  * const io = memoryIo();
  * const progress = progressDisplay(io.out, false, new LogicalClock());
- * import { runConfig } from "../eval/run_identity.ts";
+ * import { runConfig } from "../eval/setup/run_identity.ts";
  * const config = {
  *   suite_digest: "d", tasks: ["a"], repeat: 2, agent: "nop", model: null, settings: null, seed: 0,
  *   harness_version: "0.1.0", attempt: 1, concurrency: 1, paths: ["tasks/a"],

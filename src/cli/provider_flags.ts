@@ -6,7 +6,7 @@
  * @module
  */
 import { UsageError } from "../core/errors.ts";
-import type { AgentKind } from "../eval/agent_registry.ts";
+import type { AgentKind } from "../eval/setup/agent_registry.ts";
 import {
   DEFAULT_RETRIES,
   MAX_RETRIES,
@@ -114,7 +114,7 @@ const LOOP_ONLY = ["temperature", "max-output-tokens", "reasoning-effort"];
  * ```ts
  * import assert from "node:assert/strict";
  * import { requireProviderFlagsApply } from "./provider_flags.ts";
- * import { agentKind } from "../eval/agent_registry.ts";
+ * import { agentKind } from "../eval/setup/agent_registry.ts";
  * assert.throws(
  *   () => requireProviderFlagsApply({ temperature: "0.5" }, [agentKind("nop")]),
  *   /--temperature is for agents driven by a model/,

@@ -7,9 +7,9 @@
  * @module
  */
 import { ExitCode, type ExitCodeValue } from "../core/errors.ts";
-import { Docker, DOCKER_ENV_NAMES } from "../sandbox/docker.ts";
-import { DockerSandbox } from "../sandbox/docker_sandbox.ts";
-import type { Sandbox } from "../sandbox/sandbox.ts";
+import { Docker, DOCKER_ENV_NAMES } from "../engine/docker.ts";
+import { DockerSandbox } from "../engine/docker_sandbox.ts";
+import type { Sandbox } from "../engine/sandbox.ts";
 import type { Io } from "./io.ts";
 
 /**

@@ -10,7 +10,7 @@
  */
 import { InfrastructureError } from "../core/errors.ts";
 import { shellQuote } from "../core/shell_quote.ts";
-import type { BindMount, SandboxContainer } from "../sandbox/sandbox.ts";
+import type { BindMount, SandboxContainer } from "../engine/sandbox.ts";
 import { GATEWAY_SOCKET_NAME } from "./serve_gateway.ts";
 
 /** The loopback port the forwarder listens on, in the namespace the agent's container shares. */
@@ -94,8 +94,8 @@ export function socketMount(folder: string): BindMount {
  *
  * @example
  * ```ts
- * import { MemorySandbox } from "../sandbox/memory_sandbox.ts";
- * import { AGENT_USER } from "../sandbox/sandbox.ts";
+ * import { MemorySandbox } from "../engine/memory_sandbox.ts";
+ * import { AGENT_USER } from "../engine/sandbox.ts";
  * import { socketMount, startForwarder } from "./sidecar.ts";
  * const sandbox = new MemorySandbox();
  * const sidecar = await sandbox.start({

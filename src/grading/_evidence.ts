@@ -7,9 +7,9 @@
  *
  * @module
  */
-import type { SandboxContainer } from "../sandbox/sandbox.ts";
-import type { TarEntry } from "../sandbox/tar.ts";
-import { UnsealableWorkspaceError } from "../sandbox/unsealable.ts";
+import type { SandboxContainer } from "../engine/sandbox.ts";
+import type { TarEntry } from "../engine/tar.ts";
+import { UnsealableWorkspaceError } from "../engine/unsealable.ts";
 
 /**
  * The report file the runners append to (named by `VERDICT_TESTS_REPORT`): in the grader's image,

@@ -5,7 +5,7 @@
  * @module
  */
 import { globMatch } from "../core/glob.ts";
-import { diffSnapshots, type Snapshot, type SnapshotChange } from "../sandbox/snapshot.ts";
+import { diffSnapshots, type Snapshot, type SnapshotChange } from "../workspace/snapshot.ts";
 import type { CheckSpec } from "../task/manifest.ts";
 
 /** What a check can read: two sealed snapshots and the bytes of their files. */
@@ -35,7 +35,7 @@ export interface CheckResult {
  * ```ts
  * import assert from "node:assert/strict";
  * import { runChecks } from "./checks.ts";
- * import { sealEntries } from "../sandbox/snapshot.ts";
+ * import { sealEntries } from "../workspace/snapshot.ts";
  * const before = sealEntries([{ path: "t.py", type: "file", mode: 0o644, data: new Uint8Array([1]) }]);
  * const after = sealEntries([{ path: "t.py", type: "file", mode: 0o644, data: new Uint8Array([2]) }]);
  * const [result] = runChecks([{ kind: "files_unchanged", args: ["t.py"] }], {

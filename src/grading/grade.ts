@@ -15,16 +15,16 @@
  */
 import { InfrastructureError } from "../core/errors.ts";
 import { shellQuote } from "../core/shell_quote.ts";
-import { firstLine } from "../sandbox/docker.ts";
+import { firstLine } from "../engine/docker.ts";
 import {
   AGENT_OWNER,
   AGENT_USER,
   type ExecResult,
   type SandboxContainer,
-} from "../sandbox/sandbox.ts";
-import { type Snapshot, snapshotContents } from "../sandbox/snapshot.ts";
-import { packOwnedTar } from "../sandbox/tar.ts";
-import { packWorkspaceTar } from "../sandbox/workspace_tar.ts";
+} from "../engine/sandbox.ts";
+import { type Snapshot, snapshotContents } from "../workspace/snapshot.ts";
+import { packOwnedTar } from "../engine/tar.ts";
+import { packWorkspaceTar } from "../workspace/workspace_tar.ts";
 import type { BlobStore } from "../store/blob_store.ts";
 import type { RunCounters } from "../store/run_counters.ts";
 import type { TreeEntry } from "../task/file_tree.ts";

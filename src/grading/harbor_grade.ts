@@ -30,12 +30,12 @@
  * @module
  */
 import { InfrastructureError } from "../core/errors.ts";
-import { firstLine } from "../sandbox/docker.ts";
+import { firstLine } from "../engine/docker.ts";
 import { shellQuote } from "../core/shell_quote.ts";
-import type { SandboxContainer } from "../sandbox/sandbox.ts";
-import { type Snapshot, snapshotContents, type SnapshotEntry } from "../sandbox/snapshot.ts";
-import type { TarEntry } from "../sandbox/tar.ts";
-import { packOwnedTar } from "../sandbox/tar.ts";
+import type { SandboxContainer } from "../engine/sandbox.ts";
+import { type Snapshot, snapshotContents, type SnapshotEntry } from "../workspace/snapshot.ts";
+import type { TarEntry } from "../engine/tar.ts";
+import { packOwnedTar } from "../engine/tar.ts";
 import type { BlobStore } from "../store/blob_store.ts";
 import type { TreeEntry } from "../task/file_tree.ts";
 import { posix } from "node:path";

@@ -18,7 +18,7 @@
  *
  * @module
  */
-import type { TarEntry } from "../sandbox/tar.ts";
+import type { TarEntry } from "../engine/tar.ts";
 
 /** The grader's own Python folder, root-owned: it comes before the workdir on `sys.path`. */
 export const GRADER_PYTHON_FOLDER = "/verdict/grader";

@@ -10,7 +10,7 @@
  * @module
  */
 import type { ModelResponse } from "../model/model.ts";
-import { diffSnapshots, loadSnapshot, type SnapshotEntry } from "../sandbox/snapshot.ts";
+import { diffSnapshots, loadSnapshot, type SnapshotEntry } from "../workspace/snapshot.ts";
 import { EVENT, type EventPayload, first, has, last, readEvent } from "../store/event_catalogue.ts";
 import type { Store } from "../store/store.ts";
 import { answeredTurn } from "./_answered_turn.ts";

@@ -25,7 +25,8 @@
 import { join } from "node:path";
 import { stringify } from "smol-toml";
 import { shellQuote } from "../core/shell_quote.ts";
-import { compareBytes, readTree, type TreeEntry } from "./file_tree.ts";
+import { compareBytes } from "../core/compare_bytes.ts";
+import { readTree, type TreeEntry } from "./file_tree.ts";
 import type { Task } from "./task.ts";
 
 /** Harbor's default `[environment].build_timeout_sec`, written as is: Verdict builds nothing. */

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import type { ExecResult } from "../sandbox/sandbox.ts";
+import type { ExecResult } from "../engine/sandbox.ts";
 import type { ToolContext } from "./tool.ts";
 
 /** The longest any single file tool may take. */

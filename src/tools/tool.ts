@@ -5,7 +5,7 @@
  * @module
  */
 import type { ToolSchema } from "../model/model.ts";
-import type { SandboxContainer } from "../sandbox/sandbox.ts";
+import type { SandboxContainer } from "../engine/sandbox.ts";
 import type { Task } from "../task/task.ts";
 
 /** What a tool runs against. */

@@ -14,7 +14,7 @@ import type { Price } from "../../src/model/prices.ts";
 import { heuristicCounter } from "../../src/model/tokens.ts";
 import { DEFAULT_POLICY } from "../../src/policy/default_policy.ts";
 import type { Policy } from "../../src/policy/policy.ts";
-import type { Container } from "../../src/sandbox/container.ts";
+import type { Container } from "../../src/engine/container.ts";
 import type { CatalogueEvent } from "../../src/store/event_catalogue.ts";
 import type { Manifest } from "../../src/task/manifest.ts";
 import type { Task } from "../../src/task/task.ts";

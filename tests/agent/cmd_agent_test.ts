@@ -1,15 +1,15 @@
 /**
  * The generic installed agent (`cmd:COMMAND`) without Docker: the exact script its container
  * runs (unchanged since it moved onto `_installed_run.ts`), what it records, and how its exit is
- * read. `tests/eval/cmd_agent_trial_test.ts` runs it for real.
+ * read. `tests/eval/trial/cmd_agent_trial_test.ts` runs it for real.
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { agentFilesTar, cmdAgent, MAX_RECORDED_OUTPUT_BYTES } from "../../src/agent/cmd_agent.ts";
 import { SplitMix64 } from "../../src/core/rng.ts";
-import { type ExecRequest, MemorySandbox } from "../../src/sandbox/memory_sandbox.ts";
-import type { UnpackedExecResult } from "../../src/sandbox/sandbox.ts";
-import { parseTar } from "../../src/sandbox/tar.ts";
+import { type ExecRequest, MemorySandbox } from "../../src/engine/memory_sandbox.ts";
+import type { UnpackedExecResult } from "../../src/engine/sandbox.ts";
+import { parseTar } from "../../src/engine/tar.ts";
 import { type CatalogueEvent, EVENT } from "../../src/store/event_catalogue.ts";
 import { loadTask } from "../../src/task/load_task.ts";
 import { PROJECT_ROOT } from "../_verdict.ts";

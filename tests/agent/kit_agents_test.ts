@@ -22,8 +22,8 @@ import {
   type ExecHandler,
   type ExecRequest,
   MemorySandbox,
-} from "../../src/sandbox/memory_sandbox.ts";
-import { AGENT_USER, type UnpackedExecResult } from "../../src/sandbox/sandbox.ts";
+} from "../../src/engine/memory_sandbox.ts";
+import { AGENT_USER, type UnpackedExecResult } from "../../src/engine/sandbox.ts";
 import type { CatalogueEvent } from "../../src/store/event_catalogue.ts";
 import { EVENT } from "../../src/store/event_catalogue.ts";
 import { loadTask } from "../../src/task/load_task.ts";

@@ -6,7 +6,7 @@ import { SplitMix64 } from "../../src/core/rng.ts";
 import type { Model } from "../../src/model/model.ts";
 import { heuristicCounter } from "../../src/model/tokens.ts";
 import { DEFAULT_POLICY } from "../../src/policy/default_policy.ts";
-import type { Container } from "../../src/sandbox/container.ts";
+import type { Container } from "../../src/engine/container.ts";
 import { finishTool } from "../../src/tools/finish_tool.ts";
 import { shellTool } from "../../src/tools/shell_tool.ts";
 import { type CatalogueEvent, EVENT } from "../../src/store/event_catalogue.ts";

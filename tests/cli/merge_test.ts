@@ -5,7 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { runConfig } from "../../src/eval/run_identity.ts";
+import { runConfig } from "../../src/eval/setup/run_identity.ts";
 import type { Results } from "../../src/report/results.ts";
 import { type ComparedRun, compareRuns } from "../../src/stats/compare.ts";
 import { decideGate, parseGate } from "../../src/stats/gate.ts";

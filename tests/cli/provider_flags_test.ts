@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { providerFlags, requireProviderFlagsApply } from "../../src/cli/provider_flags.ts";
-import { agentKind } from "../../src/eval/agent_registry.ts";
+import { agentKind } from "../../src/eval/setup/agent_registry.ts";
 
 Deno.test("the provider flags parse into the options the model setup takes", () => {
   assert.deepEqual(

@@ -6,7 +6,7 @@
  * @module
  */
 import { join } from "node:path";
-import type { Docker } from "../../src/sandbox/docker.ts";
+import type { Docker } from "../../src/engine/docker.ts";
 
 /**
  * The reward `tests/test.sh` writes after `solution/solve.sh` ran in one container of `image`

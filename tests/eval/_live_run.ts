@@ -5,7 +5,7 @@
  * @module
  */
 import { containersLabelled } from "../_docker.ts";
-import type { Docker } from "../../src/sandbox/docker.ts";
+import type { Docker } from "../../src/engine/docker.ts";
 import { type RunVerdictOptions, verdictCommand } from "../_verdict.ts";
 
 /** A started CLI process. */

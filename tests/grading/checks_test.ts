@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { type CheckResult, runChecks } from "../../src/grading/checks.ts";
 import { checkRequirements } from "../../src/grading/requirements.ts";
 import { ZERO_COUNTERS } from "../../src/store/run_counters.ts";
-import { type SealedTree, sealEntries } from "../../src/sandbox/snapshot.ts";
+import { type SealedTree, sealEntries } from "../../src/workspace/snapshot.ts";
 import type { CheckSpec } from "../../src/task/manifest.ts";
 import type { TreeEntry } from "../../src/task/file_tree.ts";
 import { usd } from "../../src/core/money.ts";

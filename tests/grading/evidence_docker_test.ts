@@ -5,13 +5,13 @@
  * inside the test process writes anything the report's writer can, docs/guide-ungameable-tasks.md).
  */
 import assert from "node:assert/strict";
-import { stageTask } from "../../src/eval/staged_task.ts";
+import { stageTask } from "../../src/eval/trial/staged_task.ts";
 import { type Grade, grade } from "../../src/grading/grade.ts";
-import { startContainer } from "../../src/sandbox/container.ts";
-import { DerivedImages } from "../../src/sandbox/derived_image.ts";
-import { AGENT_USER } from "../../src/sandbox/sandbox.ts";
-import { sealEntries, storeSnapshot } from "../../src/sandbox/snapshot.ts";
-import type { TarEntry } from "../../src/sandbox/tar.ts";
+import { startContainer } from "../../src/engine/container.ts";
+import { DerivedImages } from "../../src/engine/derived_image.ts";
+import { AGENT_USER } from "../../src/engine/sandbox.ts";
+import { sealEntries, storeSnapshot } from "../../src/workspace/snapshot.ts";
+import type { TarEntry } from "../../src/engine/tar.ts";
 import { ZERO_COUNTERS } from "../../src/store/run_counters.ts";
 import { openStore } from "../../src/store/store.ts";
 import { loadTask } from "../../src/task/load_task.ts";

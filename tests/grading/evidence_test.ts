@@ -7,9 +7,9 @@ import assert from "node:assert/strict";
 import { evidenceProblem, parseReport } from "../../src/grading/_evidence.ts";
 import { grade } from "../../src/grading/grade.ts";
 import { ZERO_COUNTERS } from "../../src/store/run_counters.ts";
-import { MemorySandbox } from "../../src/sandbox/memory_sandbox.ts";
-import { AGENT_USER } from "../../src/sandbox/sandbox.ts";
-import { sealEntries, storeSnapshot } from "../../src/sandbox/snapshot.ts";
+import { MemorySandbox } from "../../src/engine/memory_sandbox.ts";
+import { AGENT_USER } from "../../src/engine/sandbox.ts";
+import { sealEntries, storeSnapshot } from "../../src/workspace/snapshot.ts";
 import { openStore } from "../../src/store/store.ts";
 import { loadTask } from "../../src/task/load_task.ts";
 

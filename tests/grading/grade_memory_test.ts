@@ -5,13 +5,13 @@
  */
 import assert from "node:assert/strict";
 import { InfrastructureError } from "../../src/core/errors.ts";
-import { stageTask } from "../../src/eval/staged_task.ts";
+import { stageTask } from "../../src/eval/trial/staged_task.ts";
 import { grade, VERDICT_GRADER_ENV } from "../../src/grading/grade.ts";
 import { ZERO_COUNTERS } from "../../src/store/run_counters.ts";
-import { type ExecHandler, MemorySandbox } from "../../src/sandbox/memory_sandbox.ts";
-import { AGENT_USER } from "../../src/sandbox/sandbox.ts";
-import { sealEntries, storeSnapshot } from "../../src/sandbox/snapshot.ts";
-import type { TarEntry } from "../../src/sandbox/tar.ts";
+import { type ExecHandler, MemorySandbox } from "../../src/engine/memory_sandbox.ts";
+import { AGENT_USER } from "../../src/engine/sandbox.ts";
+import { sealEntries, storeSnapshot } from "../../src/workspace/snapshot.ts";
+import type { TarEntry } from "../../src/engine/tar.ts";
 import { openStore } from "../../src/store/store.ts";
 import type { TreeEntry } from "../../src/task/file_tree.ts";
 import { loadTask } from "../../src/task/load_task.ts";

@@ -1,14 +1,14 @@
 import assert from "node:assert/strict";
 import { gradeHarbor, harborGraderTar } from "../../src/grading/harbor_grade.ts";
-import { DockerSandbox } from "../../src/sandbox/docker_sandbox.ts";
+import { DockerSandbox } from "../../src/engine/docker_sandbox.ts";
 import {
   loadSnapshot,
   sealedTree,
   sealEntries,
   type SnapshotEntry,
   storeSnapshot,
-} from "../../src/sandbox/snapshot.ts";
-import type { TarEntry } from "../../src/sandbox/tar.ts";
+} from "../../src/workspace/snapshot.ts";
+import type { TarEntry } from "../../src/engine/tar.ts";
 import { openStore } from "../../src/store/store.ts";
 import type { Grade } from "../../src/grading/grade.ts";
 import type { TreeEntry } from "../../src/task/file_tree.ts";

@@ -2,16 +2,16 @@ import assert from "node:assert/strict";
 import { InfrastructureError } from "../../src/core/errors.ts";
 import { GRADER_ENV } from "../../src/grading/grade.ts";
 import { gradeHarbor, parseReward, splitEndReport } from "../../src/grading/harbor_grade.ts";
-import { type ExecRequest, MemorySandbox } from "../../src/sandbox/memory_sandbox.ts";
-import type { ExecResult } from "../../src/sandbox/sandbox.ts";
+import { type ExecRequest, MemorySandbox } from "../../src/engine/memory_sandbox.ts";
+import type { ExecResult } from "../../src/engine/sandbox.ts";
 import {
   loadSnapshot,
   sealedTree,
   sealEntries,
   type SnapshotEntry,
   storeSnapshot,
-} from "../../src/sandbox/snapshot.ts";
-import { parseTar, type TarEntry } from "../../src/sandbox/tar.ts";
+} from "../../src/workspace/snapshot.ts";
+import { parseTar, type TarEntry } from "../../src/engine/tar.ts";
 import { openStore } from "../../src/store/store.ts";
 import type { HarborSettings } from "../../src/task/task.ts";
 

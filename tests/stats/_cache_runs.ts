@@ -6,7 +6,7 @@
  */
 import { join } from "node:path";
 import type { RecordedUsage } from "../../src/store/event_payloads.ts";
-import type { LoopSettings } from "../../src/eval/loop_settings.ts";
+import type { LoopSettings } from "../../src/eval/setup/loop_settings.ts";
 import { EVENT, event } from "../../src/store/event_catalogue.ts";
 import { chainedSummary } from "../../src/store/run_table.ts";
 import { openStore } from "../../src/store/store.ts";

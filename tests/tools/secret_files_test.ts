@@ -1,10 +1,10 @@
 import assert from "node:assert/strict";
-import { stageTask } from "../../src/eval/staged_task.ts";
+import { stageTask } from "../../src/eval/trial/staged_task.ts";
 import { decide } from "../../src/policy/policy.ts";
 import { loadPolicy } from "../../src/policy/policy_file.ts";
-import { AGENT_USER } from "../../src/sandbox/sandbox.ts";
-import { type Container, startContainer } from "../../src/sandbox/container.ts";
-import { DerivedImages } from "../../src/sandbox/derived_image.ts";
+import { AGENT_USER } from "../../src/engine/sandbox.ts";
+import { type Container, startContainer } from "../../src/engine/container.ts";
+import { DerivedImages } from "../../src/engine/derived_image.ts";
 import { loadTask } from "../../src/task/load_task.ts";
 import { editFileTool, readFileTool, searchTool } from "../../src/tools/file_tools.ts";
 import { shellTool } from "../../src/tools/shell_tool.ts";

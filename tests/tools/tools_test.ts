@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
-import { AGENT_USER } from "../../src/sandbox/sandbox.ts";
-import { type Container, startContainer } from "../../src/sandbox/container.ts";
-import { packTar } from "../../src/sandbox/tar.ts";
+import { AGENT_USER } from "../../src/engine/sandbox.ts";
+import { type Container, startContainer } from "../../src/engine/container.ts";
+import { packTar } from "../../src/engine/tar.ts";
 import { loadTask } from "../../src/task/load_task.ts";
 import { confinePath } from "../../src/tools/confine.ts";
 import { readDocsTool } from "../../src/tools/docs_tool.ts";

@@ -5,7 +5,7 @@
  */
 import { join } from "node:path";
 import { ExitCode, type ExitCodeValue } from "../../core/errors.ts";
-import type { EvalOutcome } from "../../eval/run_lifecycle.ts";
+import type { EvalOutcome } from "../../eval/run/run_lifecycle.ts";
 import { interruptedExitCode } from "../runtime.ts";
 
 /** Prints the summary of a finished or interrupted run. */

@@ -11,7 +11,7 @@ import { readTrajectory } from "../../report/trajectory.ts";
 import { type ComparedRun, compareRuns } from "../../stats/compare.ts";
 import { decideGate, parseGate } from "../../stats/gate.ts";
 import type { RunRecord } from "../../store/run_table.ts";
-import { runConfig } from "../../eval/run_identity.ts";
+import { runConfig } from "../../eval/setup/run_identity.ts";
 import type { Store } from "../../store/store.ts";
 import { type Command, HOME_OPTION, JSON_OPTION } from "../command.ts";
 import { findRun, openExistingStore, resolveHome } from "../state.ts";

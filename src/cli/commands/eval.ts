@@ -6,13 +6,13 @@
 import { ExitCode, UsageError } from "../../core/errors.ts";
 import { systemClock } from "../../core/system_clock.ts";
 import { CMD_PREFIX } from "../../agent/cmd_agent.ts";
-import { agentKind, AGENTS, takesModel } from "../../eval/agent_registry.ts";
-import { setupLoopAgent } from "../../eval/loop_setup.ts";
+import { agentKind, AGENTS, takesModel } from "../../eval/setup/agent_registry.ts";
+import { setupLoopAgent } from "../../eval/setup/loop_setup.ts";
 import { KIT_RECIPES } from "../../kit/kit_catalogue.ts";
 import { DEFAULT_REQUEST_TIMEOUT_MS } from "../../model/_http.ts";
-import { runEval } from "../../eval/run_eval.ts";
+import { runEval } from "../../eval/run/run_eval.ts";
 import { renderJunit } from "../../report/junit.ts";
-import { parseShard } from "../../eval/shard.ts";
+import { parseShard } from "../../eval/setup/shard.ts";
 import { loadSuite, selectTasks } from "../../task/load_suite.ts";
 import { type Command, HOME_OPTION, JSON_OPTION, taskPaths } from "../command.ts";
 import { agentFilesOption } from "../agent_files_option.ts";

@@ -8,7 +8,7 @@
  */
 import { basename, dirname, join, resolve } from "node:path";
 import { ExitCode, UsageError } from "../../core/errors.ts";
-import { mergeShards, type ShardSource } from "../../eval/merge_shards.ts";
+import { mergeShards, type ShardSource } from "../../eval/run/merge_shards.ts";
 import { openStore, type Store } from "../../store/store.ts";
 import { type Command, HOME_OPTION, JSON_OPTION } from "../command.ts";
 import { databasePath, resolveHome } from "../state.ts";

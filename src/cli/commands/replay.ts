@@ -5,9 +5,9 @@
  */
 import { ExitCode, UsageError } from "../../core/errors.ts";
 import { systemClock } from "../../core/system_clock.ts";
-import { recordedChoices, setupLoopAgent } from "../../eval/loop_setup.ts";
-import { replayRun, type SessionReplay } from "../../eval/replay.ts";
-import type { RunConfig } from "../../eval/run_identity.ts";
+import { recordedChoices, setupLoopAgent } from "../../eval/setup/loop_setup.ts";
+import { replayRun, type SessionReplay } from "../../eval/replay/replay.ts";
+import type { RunConfig } from "../../eval/setup/run_identity.ts";
 import type { SessionRecord } from "../../store/run_table.ts";
 import { type Command, HOME_OPTION, JSON_OPTION } from "../command.ts";
 import { sandboxFromEnv } from "../runtime.ts";

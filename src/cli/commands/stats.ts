@@ -4,7 +4,7 @@
  * @module
  */
 import { ExitCode } from "../../core/errors.ts";
-import { runPromptCache } from "../../eval/run_prompt_cache.ts";
+import { runPromptCache } from "../../eval/run/run_prompt_cache.ts";
 import { statsColumnsText, statsText } from "../../report/stats_text.ts";
 import { runStats } from "../../stats/run_stats.ts";
 import { type Command, HOME_OPTION, JSON_OPTION } from "../command.ts";

@@ -7,7 +7,7 @@ import { basename, dirname, join } from "node:path";
 import { ExitCode, UsageError } from "../../core/errors.ts";
 import { systemClock } from "../../core/system_clock.ts";
 import { CONTROLS } from "../../agent/control_agents.ts";
-import { checkTasks, type TasksCheckOutcome } from "../../eval/tasks_check.ts";
+import { checkTasks, type TasksCheckOutcome } from "../../eval/run/tasks_check.ts";
 import { GRADER_ENV, TESTS_PATH } from "../../grading/grade.ts";
 import { type HarborExport, readHarborExport } from "../../task/export_harbor.ts";
 import { loadSuite, selectTasks } from "../../task/load_suite.ts";

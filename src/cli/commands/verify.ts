@@ -6,7 +6,7 @@
  */
 import { join } from "node:path";
 import { CorruptionError, ExitCode } from "../../core/errors.ts";
-import { eventBlobReferences } from "../../eval/event_references.ts";
+import { eventBlobReferences } from "../../eval/run/event_references.ts";
 import { type DerivedFileProblem, derivedFileProblems } from "../../report/derived_files.ts";
 import { DamagedStoreError } from "../../store/damaged_store.ts";
 import { pageProblems } from "../../store/integrity.ts";

@@ -1,0 +1,299 @@
+/**
+ * A run's lifecycle, one for `eval` and `resume`: the run folder taken and locked, the trials
+ * run by a pool at most `concurrency` at once (each in its own containers, every one carrying the
+ * state folder's owner label), and the outcome: an interrupted run's containers removed, its
+ * status recorded, its reports written from the record. What differs (how the run is claimed,
+ * how its plans are made, where an interrupted trial picks up) is the caller's.
+ *
+ * @module
+ */
+import { join } from "node:path";
+import type { Agent } from "../../agent/agent.ts";
+import type { Clock } from "../../core/clock.ts";
+import { SplitMix64 } from "../../core/rng.ts";
+import type { Results } from "../../report/results.ts";
+import { writeRunReports } from "../../report/run_reports.ts";
+import type { Sandbox } from "../../engine/sandbox.ts";
+import { storeSnapshot } from "../../workspace/snapshot.ts";
+import type { RunRecord } from "../../store/run_table.ts";
+import type { Store } from "../../store/store.ts";
+import type { TrialRecord } from "../../store/trial_record.ts";
+import { type RunConfig, runConfig } from "../setup/run_identity.ts";
+import type { RunLock } from "./run_lock.ts";
+import { OWNER_LABEL, stateOwner } from "../trial/run_owner.ts";
+import {
+  type CrashHook,
+  FROM_THE_BEGINNING,
+  runTrial,
+  TrialInterrupted,
+  type TrialPlan,
+  type TrialStart,
+} from "../trial/trial.ts";
+import type { TrialGatewayFactory } from "../trial/trial_gateway.ts";
+import { agentImageOf, graderImageOf, trialContainerSpec } from "../trial/trial_phases.ts";
+import { WarmContainers } from "../trial/warm_containers.ts";
+import { installedAgent } from "../../agent/cmd_agent.ts";
+
+/** Hears about a run as it goes. */
+export interface Progress {
+  /** The run exists and its folder is made; `config` is its configuration, parsed. */
+  runStarted(run: RunRecord, config: RunConfig, trials: number, cleanedUp: string[]): void;
+  /** A trial got its verdict. */
+  trialFinished(trial: TrialRecord, done: number, total: number): void;
+}
+
+/** How a run ended. */
+export interface EvalOutcome {
+  /** The run, with its final status. */
+  run: RunRecord;
+  /** Its results (also in `runs/<id>/results.json`). */
+  results: Results;
+  /** Whether an interrupt stopped it. */
+  interrupted: boolean;
+  /** What stopped it: the interrupt signal's reason; undefined when it was not interrupted. */
+  interruption?: unknown;
+  /** The run folder. */
+  runDir: string;
+}
+
+/** What a run's trials need from its caller. */
+export interface RunDeps {
+  /** The container engine. */
+  sandbox: Sandbox;
+  /** The injected clock. */
+  clock: Clock;
+  /** Aborts on interrupt. */
+  signal: AbortSignal;
+  /** Progress display. */
+  progress: Progress;
+  /** The agent. */
+  agent: Agent;
+  /** Report model-only requirements without failing on them. */
+  waiveModelOnly?: boolean;
+  /** A Harbor task's reward at or above which its trial passes (default 1). */
+  passReward?: number;
+  /** Fault injection (the scripted model's crash knob). */
+  crash?: CrashHook;
+  /** Each trial's model gateway, for an installed agent. */
+  gateway?: TrialGatewayFactory;
+}
+
+/** A run's folder, taken and locked for this process. */
+export interface ClaimedRun {
+  /** The run id. */
+  id: string;
+  /** The lock of `runs/<id>`, released when the run ends. */
+  lock: RunLock;
+}
+
+/** A claimed run's trials, ready to go. */
+export interface PreparedRun {
+  /** The trials to run (a resumed run's unfinished ones). */
+  plans: TrialPlan[];
+  /** Trials at once and the seed. */
+  pool: Omit<PoolSettings, "owner">;
+  /** The agent, and how grading treats model-only requirements. */
+  deps: Pick<RunDeps, "agent" | "waiveModelOnly" | "passReward" | "crash" | "gateway">;
+  /** The runs whose leftover containers were removed before this one started. */
+  cleanedUp: string[];
+  /** Where an interrupted trial picks up (resume). */
+  resumeFor?: (plan: TrialPlan) => Promise<TrialStart>;
+}
+
+/** How one run is driven: the steps where `eval` and `resume` differ. */
+export interface RunSteps {
+  /** The state directory. */
+  home: string;
+  /** The state database, open. */
+  store: Store;
+  /** Takes the run's folder, `runs/<id>`: made and locked. */
+  claim(runsDir: string): Promise<ClaimedRun>;
+  /** Makes (and for a new run, records) its trials, with the run's folder locked. */
+  prepare(run: { id: string; owner: string }): Promise<PreparedRun>;
+}
+
+/**
+ * Drives a run from its claim to its outcome: the run folder taken and locked, the trials
+ * prepared, the status `running`, progress told, the trials pooled, and the run ended
+ * (containers of an interrupted run removed, status, reports). The lock is released however it
+ * ends.
+ *
+ * @example
+ * ```ts ignore
+ * import { driveRun } from "./run_lifecycle.ts";
+ * const outcome = await driveRun({ home, store, claim, prepare }, deps);
+ * ```
+ */
+export async function driveRun(
+  steps: RunSteps,
+  deps: Omit<RunDeps, "agent" | "waiveModelOnly" | "passReward" | "crash" | "gateway">,
+): Promise<EvalOutcome> {
+  const { store } = steps;
+  const runsDir = join(steps.home, "runs");
+  await Deno.mkdir(runsDir, { recursive: true });
+  const owner = stateOwner(steps.home);
+  const { id, lock } = await steps.claim(runsDir);
+  try {
+    const prepared = await steps.prepare({ id, owner });
+    store.runs.setStatus(id, "running");
+    const run = store.runs.get(id)!;
+    deps.progress.runStarted(run, runConfig(run), prepared.plans.length, prepared.cleanedUp);
+    const interrupted = await runPool(
+      prepared.plans,
+      { ...prepared.pool, owner },
+      { ...deps, ...prepared.deps },
+      store,
+      prepared.resumeFor,
+    );
+    return await finishRun({ id, owner, runDir: join(runsDir, id), interrupted }, deps, store);
+  } finally {
+    lock.release();
+  }
+}
+
+// Ends a run: an interrupted run's containers are removed, its status recorded, and its reports
+// written from the record.
+async function finishRun(
+  ended: { id: string; owner: string; runDir: string; interrupted: boolean },
+  deps: Pick<RunDeps, "sandbox" | "signal">,
+  store: Store,
+): Promise<EvalOutcome> {
+  const { id, owner, runDir, interrupted } = ended;
+  if (interrupted) await removeRunContainers(deps.sandbox, id, owner).catch(() => undefined);
+  store.runs.setStatus(id, interrupted ? "interrupted" : "finished");
+  const run = store.runs.get(id)!;
+  const results = await writeRunReports(store, run, runDir);
+  return {
+    run,
+    results,
+    interrupted,
+    interruption: interrupted ? deps.signal.reason : undefined,
+    runDir,
+  };
+}
+
+/**
+ * Removes the containers of one run of one state folder: with the run's lock held, they are this
+ * process's (or ones a killed holder of the run left).
+ *
+ * @example
+ * ```ts
+ * import { Docker } from "../../engine/docker.ts";
+ * import { DockerSandbox } from "../../engine/docker_sandbox.ts";
+ * import { removeRunContainers } from "./run_lifecycle.ts";
+ * const sandbox = new DockerSandbox(new Docker({ PATH: "/usr/bin:/bin" }));
+ * await removeRunContainers(sandbox, "abc123", "0123456789abcdef");
+ * ```
+ */
+export async function removeRunContainers(
+  sandbox: Sandbox,
+  run: string,
+  owner: string,
+): Promise<void> {
+  // Listed again after each removal: a start that was under way when the run stopped may only
+  // now show its container.
+  for (let round = 0; round < 3; round++) {
+    const found = await sandbox.findLabelled([`verdict.run=${run}`, `${OWNER_LABEL}=${owner}`]);
+    if (found.length === 0) return;
+    await sandbox.removeContainers(found.map(({ id }) => id));
+  }
+}
+
+/** How `runPool` runs trials. */
+export interface PoolSettings {
+  /** The run's seed. */
+  seed: number;
+  /** Trials at once. */
+  concurrency: number;
+  /** The state folder's owner label value, put on every container. */
+  owner: string;
+}
+
+/**
+ * Runs trials, at most `concurrency` at once; `resumeFor` tells where an interrupted one picks
+ * up. Returns whether an interrupt stopped the run. When one trial fails beyond a verdict (the
+ * store, the resume hook, the progress display), the others are stopped and waited for, their
+ * containers removed, and then the failure is thrown: nothing of the run keeps going after the
+ * caller releases its lock.
+ */
+export async function runPool(
+  plans: TrialPlan[],
+  settings: PoolSettings,
+  deps: RunDeps,
+  store: Store,
+  resumeFor?: (plan: TrialPlan) => Promise<TrialStart | undefined>,
+): Promise<boolean> {
+  const rng = new SplitMix64(settings.seed);
+  let next = 0;
+  let done = 0;
+  let interrupted = false;
+  let failure: { error: unknown } | undefined;
+  const failed = new AbortController();
+  const signal = AbortSignal.any([deps.signal, failed.signal]);
+  const cleanups: Promise<void>[] = [];
+  // Every trial starts from its task's initial snapshot, and a resumed one may be restored from it.
+  for (const staged of new Set(plans.map((plan) => plan.staged))) {
+    storeSnapshot(store.blobs, staged.initial);
+  }
+  const images = deps.sandbox.derivedImages({
+    "verdict.run": plans[0]?.run ?? "",
+    [OWNER_LABEL]: settings.owner,
+    "verdict.role": "derived-image",
+  });
+  // Agent containers start ahead of their trials (and their images build up front) where a
+  // trial would start one from its image: not for an installed agent, whose container joins its
+  // gateway's network, nor on resume, where a trial may pick up a container that survived.
+  const warm = resumeFor === undefined && installedAgent(deps.agent) === undefined
+    ? new WarmContainers(plans, settings.concurrency, (plan) => {
+      const imageDeps = { images, signal };
+      graderImageOf(plan, imageDeps).catch(() => undefined);
+      return agentImageOf(plan, imageDeps).then((image) =>
+        deps.sandbox.start(
+          { ...trialContainerSpec(plan, settings.owner, "agent"), image },
+          signal,
+        )
+      );
+    })
+    : undefined;
+  const worker = async () => {
+    while (next < plans.length && !signal.aborted) {
+      const index = next++;
+      const plan = plans[index];
+      warm?.ahead(index);
+      try {
+        const from = await resumeFor?.(plan) ?? FROM_THE_BEGINNING;
+        const { record, cleanup } = await runTrial(plan, {
+          store,
+          sandbox: deps.sandbox,
+          images,
+          clock: deps.clock,
+          rng: rng.stream(`trial/${plan.staged.task.id}/${plan.repeat}`),
+          agent: deps.agent,
+          signal,
+          owner: settings.owner,
+          waiveModelOnly: deps.waiveModelOnly,
+          passReward: deps.passReward,
+          crash: deps.crash,
+          gateway: deps.gateway,
+          warm,
+        }, from);
+        cleanups.push(cleanup);
+        deps.progress.trialFinished(record, ++done, plans.length);
+      } catch (error) {
+        if (error instanceof TrialInterrupted) interrupted = true;
+        else if (failure === undefined) {
+          failure = { error };
+          failed.abort(error);
+        }
+      }
+    }
+  };
+  const workers = Array.from(
+    { length: Math.max(1, Math.min(settings.concurrency, plans.length)) },
+    worker,
+  );
+  await Promise.all(workers); // a worker never rejects: its failure is kept in `failure`
+  await Promise.all([...cleanups, warm?.removeUntaken()]);
+  if (failure !== undefined) throw failure.error;
+  return interrupted || deps.signal.aborted;
+}

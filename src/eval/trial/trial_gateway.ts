@@ -1,0 +1,149 @@
+/**
+ * A trial's model gateway, for an installed agent: served on a Unix socket
+ * (`gateway/serve_gateway.ts`), reached from a sidecar that owns the agent's network namespace
+ * (`gateway/sidecar.ts`). All of it is set up before the agent's container starts, since a
+ * container's network namespace is fixed when it is made; the agent's container then joins the
+ * sidecar's loopback, with the gateway's base URLs and the trial's dummy key in its environment.
+ *
+ * @module
+ */
+import type { InstalledAgent } from "../../agent/cmd_agent.ts";
+import { InfrastructureError } from "../../core/errors.ts";
+import type { Rng } from "../../core/rng.ts";
+import { type GatewayHandler, serveGateway } from "../../gateway/serve_gateway.ts";
+import {
+  GATEWAY_PORT,
+  SIDECAR_IMAGE,
+  SIDECAR_ROLE,
+  socketMount,
+  startForwarder,
+} from "../../gateway/sidecar.ts";
+import type { GatewayLedger } from "../../gateway/ledger.ts";
+import type { ContainerSpec } from "../../engine/sandbox.ts";
+import type { CatalogueEvent } from "../../store/event_catalogue.ts";
+import type { TrialPlan } from "./trial.ts";
+import type { TrialScope } from "./trial_phases.ts";
+
+/** What a trial's gateway is made for. */
+export interface GatewayTrial {
+  /** The trial. */
+  plan: TrialPlan;
+  /** The dummy key the agent's container holds, which the gateway checks. */
+  key: string;
+  /** Appends events to the session's log (each exchange, before the agent sees the answer). */
+  record(events: CatalogueEvent[]): void;
+  /** Stores text in the blob store; returns its sha256. */
+  storeBlob(text: string): string;
+  /** Aborts when the run is interrupted. */
+  signal: AbortSignal;
+  /** The trial's seeded random stream (a scripted model draws from it). */
+  rng: Rng;
+}
+
+/** A trial's gateway: its HTTP handler, and the ledger of what its calls used. */
+export interface TrialGateway {
+  /** Answers the agent's calls. */
+  handler: GatewayHandler;
+  /** Counts the calls' tokens and cost, and the budget that stopped the agent, if one did. */
+  ledger: GatewayLedger;
+}
+
+/**
+ * Makes the HTTP handler of one trial's gateway (the eval supplies it: the backend `--model`
+ * names, the recording and the budgets, around `gatewayHandler`).
+ */
+export type TrialGatewayFactory = (trial: GatewayTrial) => Promise<TrialGateway>;
+
+/** The part of the agent's container spec that an installed agent's surroundings decide. */
+export type AgentContainerSetup = Partial<Pick<ContainerSpec, "network" | "env" | "mounts">>;
+
+/** An opened gateway: how the agent's container is started, and the gateway's ledger. */
+export interface OpenedGateway {
+  /** The container setup. */
+  setup: AgentContainerSetup;
+  /** The ledger. */
+  ledger: GatewayLedger;
+}
+
+/**
+ * The trial's dummy key: what the agent's container holds instead of a provider's key, drawn from
+ * the trial's seeded stream (a stream of its own, so the rest of the trial draws as it would).
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { SplitMix64 } from "../../core/rng.ts";
+ * import { trialDummyKey } from "./trial_gateway.ts";
+ * assert.equal(trialDummyKey(new SplitMix64(1)), trialDummyKey(new SplitMix64(1)));
+ * assert.match(trialDummyKey(new SplitMix64(1)), /^verdict-dummy-[0-9a-f]{32}$/);
+ * ```
+ */
+export function trialDummyKey(rng: Rng): string {
+  const stream = rng.stream("gateway/dummy-key");
+  const hex = () => stream.nextUint64().toString(16).padStart(16, "0");
+  return `verdict-dummy-${hex()}${hex()}`;
+}
+
+/**
+ * The environment an installed agent's container gets: the gateway's base URLs on loopback and
+ * the dummy key under both providers' names.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { gatewayEnvironment } from "./trial_gateway.ts";
+ * assert.equal(gatewayEnvironment("k").OPENAI_BASE_URL, "http://127.0.0.1:8790/v1");
+ * ```
+ */
+export function gatewayEnvironment(key: string): Record<string, string> {
+  const base = `http://127.0.0.1:${GATEWAY_PORT}`;
+  return {
+    OPENAI_BASE_URL: `${base}/v1`,
+    ANTHROPIC_BASE_URL: base,
+    OPENAI_API_KEY: key,
+    ANTHROPIC_API_KEY: key,
+  };
+}
+
+/**
+ * Opens the trial's gateway for an installed agent: serves it, starts the sidecar and its
+ * forwarder, and returns how the agent's container is to be started. The gateway is closed, and
+ * its socket removed, with the trial's containers.
+ *
+ * @throws {InfrastructureError} when the eval supplied no gateway, or the socket, the sidecar or
+ * the forwarder cannot be made.
+ */
+export async function openTrialGateway(
+  scope: TrialScope,
+  agent: InstalledAgent,
+): Promise<OpenedGateway> {
+  const { plan, deps } = scope;
+  if (deps.gateway === undefined) {
+    throw new InfrastructureError(
+      `the agent ${agent.name} reaches a model through the gateway, but this run has none`,
+    );
+  }
+  const key = trialDummyKey(deps.rng);
+  const { handler, ledger } = await deps.gateway({
+    plan,
+    key,
+    record: scope.record,
+    storeBlob: (text) => deps.store.blobs.putText(text),
+    signal: deps.signal,
+    rng: deps.rng,
+  });
+  const served = await serveGateway(handler);
+  scope.onRemove(() => served.close());
+  const sidecar = await scope.start(SIDECAR_ROLE, SIDECAR_IMAGE, {
+    workdir: "/",
+    network: "none",
+    mounts: [socketMount(served.folder)],
+  });
+  await startForwarder(sidecar, deps.signal);
+  const setup: AgentContainerSetup = {
+    network: `container:${sidecar.id}`,
+    env: gatewayEnvironment(key),
+    mounts: [...agent.mounts],
+  };
+  return { setup, ledger };
+}

@@ -1,0 +1,214 @@
+/**
+ * What a trial writes about itself, built in one place for the trial's phases and for resume,
+ * which reads the same payloads back: the agent's outcome (`agent.stopped`), the grade
+ * (`grading.finished`), and the trial's result as the store and `results.json` keep it.
+ *
+ * @module
+ */
+import type { AgentOutcome } from "../../agent/agent.ts";
+import { AgentStartError, InfrastructureError } from "../../core/errors.ts";
+import { usdToNumber } from "../../core/money.ts";
+import type { Grade, ScriptRun } from "../../grading/grade.ts";
+import { UnsealableWorkspaceError } from "../../engine/unsealable.ts";
+import type { EVENT, EventPayload } from "../../store/event_catalogue.ts";
+import type { ReportedScript, TrialRecord } from "../../store/trial_record.ts";
+
+/** How far a trial got: what its result reports even when a later phase failed. */
+export interface TrialProgress {
+  /** How the agent ended, once it has. */
+  outcome?: AgentOutcome;
+  /** The sealed end state's root, once sealed. */
+  endRoot: string | null;
+  /** Paths the agent changed, once sealed. */
+  changedPaths: number;
+}
+
+/**
+ * The `agent.stopped` payload: enough to rebuild the outcome on resume.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { ZERO_COUNTERS } from "../../store/run_counters.ts";
+ * import { outcomePayload } from "./trial_payloads.ts";
+ * const payload = outcomePayload({
+ *   stopReason: "completed", counters: { ...ZERO_COUNTERS, costUsd: 12n }, tokens: { input: 1, output: 2 },
+ * });
+ * assert.equal(payload.counters.cost_usd, "12");
+ * ```
+ */
+export function outcomePayload(outcome: AgentOutcome): EventPayload<typeof EVENT.agentStopped> {
+  const { costUsd, ...counters } = outcome.counters;
+  return {
+    stop_reason: outcome.stopReason,
+    detail: outcome.detail ?? null,
+    counters: { ...counters, cost_usd: costUsd === null ? null : costUsd.toString() },
+    tokens: outcome.tokens,
+  };
+}
+
+/**
+ * Rebuilds an agent's outcome from its `agent.stopped` payload.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { outcomeFromPayload } from "./trial_payloads.ts";
+ * const outcome = outcomeFromPayload({
+ *   stop_reason: "completed", detail: null, tokens: { input: 1, output: 2 },
+ *   counters: { steps: 1, toolCalls: 0, compactions: 0, deniedCalls: 0, totalTokens: 3, finished: true, resumed: false, cost_usd: "0" },
+ * });
+ * assert.equal(outcome.counters.costUsd, 0n);
+ * ```
+ */
+export function outcomeFromPayload(
+  payload: EventPayload<typeof EVENT.agentStopped>,
+): AgentOutcome {
+  const { cost_usd, ...counters } = payload.counters;
+  return {
+    stopReason: payload.stop_reason,
+    ...(payload.detail === null ? {} : { detail: payload.detail }),
+    tokens: payload.tokens,
+    counters: { ...counters, costUsd: cost_usd === null ? null : BigInt(cost_usd) },
+  };
+}
+
+/**
+ * The `grading.finished` payload. The scripts' output (timings, dates) differs from run to run;
+ * it goes to the results, not the hash chain, so the same seed gives the same event hashes. Exit
+ * codes are chained.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { gradePayload } from "./trial_payloads.ts";
+ * const payload = gradePayload({
+ *   verdict: "pass", bucket: "pass", reason: "ok", checks: [], requirements: [], canary: null,
+ *   success: { script: "run.sh", exitCode: 0, timedOut: false, output: "12:00:01 ok" },
+ * });
+ * assert.deepEqual(payload.success, { script: "run.sh", exit_code: 0, timed_out: false });
+ * ```
+ */
+export function gradePayload(graded: Grade): EventPayload<typeof EVENT.gradingFinished> {
+  return {
+    verdict: graded.verdict,
+    bucket: graded.bucket,
+    reason: graded.reason,
+    checks: graded.checks,
+    requirements: graded.requirements.map(({ key, passed, detail, modelOnly }) => ({
+      key,
+      passed,
+      detail,
+      modelOnly,
+    })),
+    success: chainedScript(graded.success),
+    canary: chainedScript(graded.canary),
+    ...(graded.reward === undefined ? {} : { reward: graded.reward }),
+  };
+}
+
+/**
+ * The grade of a trial that failed before grading could decide: an engine fault is
+ * infrastructure's, an end state that cannot be sealed is the agent's doing, an agent program that
+ * could not start and anything else are evaluator errors (the latter the harness's own failure).
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { InfrastructureError } from "../../core/errors.ts";
+ * import { failedGrade } from "./trial_payloads.ts";
+ * assert.equal(failedGrade(new InfrastructureError("engine gone")).bucket, "infrastructure_error");
+ * assert.equal(failedGrade(new Error("bug")).reason, "the harness failed: bug");
+ * ```
+ */
+export function failedGrade(error: unknown): Grade {
+  const infrastructure = error instanceof InfrastructureError;
+  const unsealable = error instanceof UnsealableWorkspaceError;
+  const unstartable = error instanceof AgentStartError;
+  const reason = error instanceof Error ? error.message : String(error);
+  return {
+    verdict: "fail",
+    bucket: infrastructure
+      ? "infrastructure_error"
+      : unsealable
+      ? "agent_failure"
+      : "evaluator_error",
+    reason: infrastructure || unsealable || unstartable ? reason : `the harness failed: ${reason}`,
+    checks: [],
+    requirements: [],
+    success: null,
+    canary: null,
+  };
+}
+
+/**
+ * A trial's result as the store and `results.json` keep it.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { failedGrade, trialRecord } from "./trial_payloads.ts";
+ * const record = trialRecord(
+ *   { task: "fix-slugify", repeat: 0, session: "s1", initialRoot: "0".repeat(64) },
+ *   { endRoot: null, changedPaths: 0 },
+ *   failedGrade(new Error("bug")),
+ *   12.4,
+ * );
+ * assert.equal(record.duration_ms, 12);
+ * assert.equal(record.stop_reason, null);
+ * ```
+ */
+export function trialRecord(
+  trial: { task: string; repeat: number; session: string; initialRoot: string },
+  progress: TrialProgress,
+  graded: Grade,
+  durationMs: number,
+): TrialRecord {
+  const { outcome } = progress;
+  const counters = outcome?.counters;
+  return {
+    task: trial.task,
+    repeat: trial.repeat,
+    session: trial.session,
+    verdict: graded.verdict,
+    bucket: graded.bucket,
+    reason: graded.reason,
+    stop_reason: outcome?.stopReason ?? null,
+    steps: counters?.steps ?? 0,
+    tool_calls: counters?.toolCalls ?? 0,
+    denied_calls: counters?.deniedCalls ?? 0,
+    compactions: counters?.compactions ?? 0,
+    tokens: outcome?.tokens ?? { input: 0, output: 0 },
+    cost_usd: counters?.costUsd == null ? null : usdToNumber(counters.costUsd),
+    end_state_root: progress.endRoot,
+    initial_root: trial.initialRoot,
+    changed_paths: progress.changedPaths,
+    duration_ms: Math.round(durationMs),
+    checks: graded.checks,
+    requirements: graded.requirements.map((requirement) => ({
+      kind: requirement.key,
+      passed: requirement.passed,
+      detail: requirement.detail,
+      model_only: requirement.modelOnly,
+    })),
+    success: graded.success && reportedScript(graded.success),
+    canary: graded.canary && reportedScript(graded.canary),
+    ...(graded.reward === undefined ? {} : { reward: graded.reward }),
+  };
+}
+
+function reportedScript(run: ScriptRun): ReportedScript {
+  return {
+    script: run.script,
+    exit_code: run.exitCode,
+    timed_out: run.timedOut,
+    output: run.output,
+    ...(run.tests ? { tests: run.tests } : {}),
+  };
+}
+
+function chainedScript(run: ScriptRun | null): Omit<ReportedScript, "output"> | null {
+  if (run === null) return null;
+  const { output: _output, ...chained } = reportedScript(run);
+  return chained;
+}

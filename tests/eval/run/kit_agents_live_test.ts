@@ -1,0 +1,153 @@
+/**
+ * Claude Code and Codex CLI against a live provider: a loopback upstream speaking Anthropic
+ * Messages and OpenAI Responses (the gateway's own codecs, answered by the scripted model),
+ * streaming as the CLIs ask. Each CLI passes a task whose tests check that the agent's tools saw
+ * only the gateway's dummy key; the real key reaches the upstream and is found nowhere in the
+ * state folder. A CLI killed at the task's deadline leaves no container behind, and a gateway
+ * refusal on budget stops a trial with stop reason `budget`.
+ */
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { SplitMix64 } from "../../../src/core/rng.ts";
+import { gatewayHandler } from "../../../src/gateway/handler.ts";
+import { modelBackend } from "../../../src/gateway/model_backend.ts";
+import { scriptedAgentModel } from "../../../src/gateway/scripted_agent_model.ts";
+import { heuristicCounter } from "../../../src/model/tokens.ts";
+import { loadTask } from "../../../src/task/load_task.ts";
+import { containersLabelled, requireDocker } from "../../_docker.ts";
+import { requireKits } from "../../_kits.ts";
+import { runVerdict, scratchDir } from "../../_verdict.ts";
+
+const REAL_KEY = "sk-verdict-live-test-0123456789abcdef";
+const LIVE_ENV = "tests/fixtures/installed/live-env";
+
+interface Seen {
+  path: string;
+  model: string;
+  stream: boolean;
+  key: string | null;
+}
+
+/** A loopback provider answering with the scripted model for `task`, holding `REAL_KEY`. */
+async function liveUpstream(taskDir: string) {
+  const model = await scriptedAgentModel({
+    task: await loadTask(taskDir),
+    rng: new SplitMix64(7),
+    faults: 0,
+    counter: heuristicCounter,
+  });
+  const handler = gatewayHandler({ key: REAL_KEY, backend: modelBackend(model) });
+  const seen: Seen[] = [];
+  const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, async (request) => {
+    const body = request.method === "POST" ? await request.clone().json() : {};
+    seen.push({
+      path: new URL(request.url).pathname,
+      model: body.model,
+      stream: body.stream === true,
+      key: request.headers.get("x-api-key") ??
+        request.headers.get("authorization")?.replace(/^Bearer /, "") ?? null,
+    });
+    return handler(request);
+  });
+  return {
+    url: `http://127.0.0.1:${server.addr.port}`,
+    seen,
+    [Symbol.asyncDispose]: () => server.shutdown(),
+  };
+}
+
+/** Every file under `folder` but the kits, as text. */
+async function stateText(folder: string): Promise<string> {
+  let text = "";
+  for await (const entry of Deno.readDir(folder)) {
+    const path = join(folder, entry.name);
+    if (entry.isDirectory && entry.name !== "agents") text += await stateText(path);
+    if (entry.isFile) text += new TextDecoder().decode(await Deno.readFile(path));
+  }
+  return text;
+}
+
+for (
+  const { agent, provider, model, baseUrl, keyName, route } of [
+    {
+      agent: "claude-code",
+      provider: "anthropic",
+      model: "claude-live-test",
+      baseUrl: (url: string) => url,
+      keyName: "ANTHROPIC_API_KEY",
+      route: "/v1/messages",
+    },
+    {
+      agent: "codex",
+      provider: "openai",
+      model: "gpt-live-test",
+      baseUrl: (url: string) => `${url}/v1`,
+      keyName: "OPENAI_API_KEY",
+      route: "/v1/responses",
+    },
+  ]
+) {
+  Deno.test(`${agent} passes a task against a live streaming upstream, and the real key stays out of its container and the record`, async () => {
+    await requireDocker();
+    await using home = await scratchDir(`kit-live-${agent}`);
+    await requireKits(home.path, [agent]);
+    await using upstream = await liveUpstream(LIVE_ENV);
+    const evaluated = await runVerdict([
+      "eval",
+      LIVE_ENV,
+      "--agent",
+      agent,
+      "--model",
+      `${provider}:${model}`,
+      "--base-url",
+      baseUrl(upstream.url),
+      "--no-cost",
+      "--home",
+      home.path,
+    ], { env: { [keyName]: REAL_KEY } });
+    assert.equal(evaluated.code, 0, evaluated.stdout + evaluated.stderr);
+    assert.match(evaluated.stdout, /1 of 1 trials: 1 passed/, evaluated.stdout);
+    const calls = upstream.seen.filter((call) => call.path === route);
+    assert.ok(calls.length >= 2, JSON.stringify(upstream.seen));
+    for (const call of calls) {
+      assert.equal(call.model, model);
+      assert.equal(call.stream, true);
+      assert.equal(call.key, REAL_KEY);
+    }
+    assert.equal((await stateText(home.path)).includes(REAL_KEY), false);
+  });
+}
+
+/** Evaluates the task at `taskDir` with Claude Code; returns the run id and its one trial. */
+async function claudeCodeTrial(taskDir: string, name: string) {
+  await using home = await scratchDir(name);
+  await requireKits(home.path, ["claude-code"]);
+  const evaluated = await runVerdict([
+    "eval",
+    taskDir,
+    "--agent",
+    "claude-code",
+    "--home",
+    home.path,
+  ]);
+  assert.equal(evaluated.code, 0, evaluated.stdout + evaluated.stderr);
+  const run = /^run (\S+):/m.exec(evaluated.stdout)![1];
+  const results = JSON.parse(await Deno.readTextFile(join(home.path, "runs", run, "results.json")));
+  return { run, trial: results.trials[0] };
+}
+
+Deno.test("a CLI past the task's deadline is killed with its container, and the trial stops on timeout", async () => {
+  const docker = await requireDocker();
+  const { run, trial } = await claudeCodeTrial("tests/fixtures/installed/sleepy", "kit-deadline");
+  assert.equal(trial.stop_reason, "timeout");
+  assert.equal(trial.verdict, "fail");
+  // What the CLI started lived in the container's process namespace, and went with it.
+  assert.deepEqual(await containersLabelled(docker, `verdict.run=${run}`), []);
+});
+
+Deno.test("a gateway refusal on the task's token budget stops Claude Code with stop reason budget", async () => {
+  await requireDocker();
+  const { trial } = await claudeCodeTrial("tests/fixtures/token-budget", "kit-budget");
+  assert.equal(trial.stop_reason, "budget", JSON.stringify(trial));
+  assert.equal(trial.verdict, "fail");
+});

@@ -1,0 +1,62 @@
+import assert from "node:assert/strict";
+import { nopAgent } from "../../../src/agent/nop.ts";
+import { LogicalClock } from "../../../src/core/clock.ts";
+import { runEval } from "../../../src/eval/run/run_eval.ts";
+import { MemorySandbox } from "../../../src/engine/memory_sandbox.ts";
+import { loadSuite } from "../../../src/task/load_suite.ts";
+import { scratchDir } from "../../_verdict.ts";
+
+async function evalOnMemory(concurrency: number, stopAfter?: number) {
+  const sandbox = new MemorySandbox({
+    exec: ({ script }) => ({ exitCode: script.includes("tests/test.sh") ? 1 : 0 }),
+  });
+  await using home = await scratchDir("warm");
+  const suite = await loadSuite(["tasks/fix-slugify", "tasks/fix-csv-quoting"]);
+  const controller = new AbortController();
+  let finished = 0;
+  const outcome = await runEval({
+    paths: ["tasks/fix-slugify", "tasks/fix-csv-quoting"],
+    suite,
+    tasks: suite.tasks,
+    agent: "nop",
+    model: null,
+    settings: null,
+    repeat: 3,
+    concurrency,
+    seed: 0,
+    home: home.path,
+  }, {
+    sandbox,
+    agent: nopAgent,
+    clock: new LogicalClock(),
+    signal: controller.signal,
+    progress: {
+      runStarted() {},
+      trialFinished() {
+        if (++finished === stopAfter) controller.abort(new Error("stop"));
+      },
+    },
+  });
+  const agents = sandbox.containers().filter((c) => c.spec.labels["verdict.role"] === "agent");
+  return { outcome, sandbox, agents };
+}
+
+Deno.test("agent containers start ahead of their trials: one per trial, with its channel, none left", async () => {
+  const { outcome, sandbox, agents } = await evalOnMemory(2);
+  assert.equal(outcome.results.trials.length, 6);
+  const sessions = agents.map((container) => container.spec.labels["verdict.session"]);
+  assert.deepEqual(
+    [...sessions].sort(),
+    outcome.results.trials.map((trial) => trial.session).sort(),
+    "each trial got exactly one agent container, its own",
+  );
+  assert.ok(agents.every((container) => container.spec.channel === true));
+  assert.equal(sandbox.live().length, 0);
+});
+
+Deno.test("an interrupted run removes the containers started ahead for trials that never began", async () => {
+  const { outcome, sandbox, agents } = await evalOnMemory(1, 1);
+  const begun = outcome.results.trials.length;
+  assert.ok(agents.length > begun, `${agents.length} agent containers for ${begun} trials`);
+  assert.equal(sandbox.live().length, 0, "a container started ahead was left behind");
+});
