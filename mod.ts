@@ -192,14 +192,19 @@ export { Docker, type DockerCallOptions, type DockerResult } from "./src/engine/
 // Running.
 export { type EvalDeps, type EvalRequest, runEval } from "./src/eval/run/run_eval.ts";
 export type { EvalOutcome, Progress, RunDeps } from "./src/eval/run/run_lifecycle.ts";
-export type { LoopSettings, ProviderSettings, ReplaySettings } from "./src/eval/setup/loop_settings.ts";
+export type {
+  LoopSettings,
+  ProviderSettings,
+  ReplaySettings,
+} from "./src/eval/setup/loop_settings.ts";
 export type { AgentNeeds } from "./src/eval/setup/agent_registry.ts";
-export type { CrashHook, TrialPlan } from "./src/eval/trial/trial.ts";
-export type { StagedTask } from "./src/eval/trial/staged_task.ts";
+export type { CrashHook, TrialPlan } from "./src/eval/trial/trial_plan.ts";
+export type { StagedTask } from "./src/eval/trial/trial_plan.ts";
 export { type ResumeChoices, type ResumeDeps, resumeRun } from "./src/eval/run/resume.ts";
 export type { Difference } from "./src/core/first_difference.ts";
 export { type ReplayDeps, replayRun, type SessionReplay } from "./src/eval/replay/replay.ts";
-export { type LoopChoices, type LoopSetup, setupLoopAgent } from "./src/eval/setup/loop_setup.ts";
+export type { LoopChoices, LoopSetup } from "./src/eval/setup/loop_choices.ts";
+export { setupLoopAgent } from "./src/eval/setup/loop_setup.ts";
 export type { SessionDriver } from "./src/eval/trial/session_driver.ts";
 export type { Experiment, RecordedRunConfig, RunConfig } from "./src/eval/setup/run_identity.ts";
 export type { Shard } from "./src/eval/setup/shard.ts";
@@ -288,7 +293,11 @@ export { renderMarkdown } from "./src/report/markdown.ts";
 export { writeRunReports } from "./src/report/run_reports.ts";
 
 // The model gateway: what answers an installed agent's model calls in each trial.
-export type { GatewayTrial, TrialGateway, TrialGatewayFactory } from "./src/eval/trial/trial_gateway.ts";
+export type {
+  GatewayTrial,
+  TrialGateway,
+  TrialGatewayFactory,
+} from "./src/eval/trial/trial_plan.ts";
 export { GatewayLedger, type LedgerStop, type LedgerTotals } from "./src/gateway/ledger.ts";
 export type { GatewayHandler } from "./src/gateway/serve_gateway.ts";
 export type {

@@ -7,11 +7,10 @@
  *
  * @module
  */
-import { all, EVENT, first, has } from "../../store/event_catalogue.ts";
+import { EVENT, first, has } from "../../store/event_catalogue.ts";
 import { sha256Hex } from "../../core/hash.ts";
-import { type Difference, firstDifference } from "../../core/first_difference.ts";
+import type { Difference } from "../../core/first_difference.ts";
 import { SplitMix64 } from "../../core/rng.ts";
-import type { ModelRequest } from "../../model/model.ts";
 import { AGENT_USER, type Sandbox, type SandboxContainer } from "../../engine/sandbox.ts";
 import type { StoredEvent } from "../../store/event_log.ts";
 import type { RunRecord, SessionRecord } from "../../store/run_table.ts";
@@ -21,11 +20,13 @@ import { readyHarborImages } from "../setup/harbor_images.ts";
 import type { Task } from "../../task/task.ts";
 import type { Clock } from "../../core/clock.ts";
 import { agentKind } from "../setup/agent_registry.ts";
-import type { LoopSetup } from "../setup/loop_setup.ts";
+import type { LoopSetup } from "../setup/loop_choices.ts";
 import { replayInstalled } from "./replay_installed.ts";
 import { type RunConfig, runConfig } from "../setup/run_identity.ts";
+import { requestDifference } from "../trial/request_difference.ts";
 import { SessionDivergence, sessionDriver } from "../trial/session_driver.ts";
-import { type StagedTask, stageTask } from "../trial/staged_task.ts";
+import type { StagedTask } from "../trial/trial_plan.ts";
+import { stageTask } from "../trial/staged_task.ts";
 
 /** How one session replayed. */
 export interface SessionReplay {
@@ -269,43 +270,4 @@ async function replayInstalledSession(
     };
   }
   return { ...base, steps: outcome.calls, status: "identical" };
-}
-
-/**
- * The recorded request of a step, rebuilt from its parts, compared with the replayed one (also
- * used by `--model replay:`, see `replay_model.ts`).
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { openStore } from "../../store/store.ts";
- * import { requestDifference } from "./replay.ts";
- * const store = openStore(":memory:");
- * const request = { system: "s", messages: [], tools: [], maxOutputTokens: 5 };
- * assert(requestDifference(store, [], 1, request) === undefined); // no such step recorded
- * store.close();
- * ```
- */
-export function requestDifference(
-  store: Store,
-  events: StoredEvent[],
-  step: number,
-  actual: ModelRequest,
-): Difference | undefined {
-  let messages: string[] = [];
-  for (const event of all(events, EVENT.modelRequest)) {
-    const { request } = event.payload;
-    messages = [...messages.slice(0, request.prefix), ...request.messages];
-    if (event.payload.step !== step) continue;
-    const part = (hash: string) => JSON.parse(store.blobs.getText(hash));
-    const recorded = {
-      system: part(request.system),
-      tools: part(request.tools),
-      maxOutputTokens: request.max_output_tokens,
-      ...(request.parameters ? { parameters: request.parameters } : {}),
-      messages: messages.map(part),
-    };
-    return firstDifference(recorded, JSON.parse(JSON.stringify(actual)));
-  }
-  return undefined;
 }

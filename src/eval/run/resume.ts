@@ -16,7 +16,7 @@ import type { Store } from "../../store/store.ts";
 import { loadSuite, selectTasks } from "../../task/load_suite.ts";
 import type { Task } from "../../task/task.ts";
 import { agentKind } from "../setup/agent_registry.ts";
-import type { LoopSetup } from "../setup/loop_setup.ts";
+import type { LoopSetup } from "../setup/loop_choices.ts";
 import { driveRun, type EvalOutcome, type RunDeps } from "./run_lifecycle.ts";
 import { type ResumeContext, trialStartFrom } from "./resume_point.ts";
 import { type RunConfig, runConfig } from "../setup/run_identity.ts";
@@ -24,7 +24,7 @@ import { tryLockRun } from "./run_lock.ts";
 import { OWNER_LABEL } from "../trial/run_owner.ts";
 import { stageTask } from "../trial/staged_task.ts";
 import { readyHarborImages } from "../setup/harbor_images.ts";
-import type { TrialPlan } from "../trial/trial.ts";
+import type { TrialPlan } from "../trial/trial_plan.ts";
 
 /** What the user may pass to `resume`; anything given must match the record. */
 export interface ResumeChoices {

@@ -12,7 +12,12 @@
  * @module
  */
 import type { Agent } from "../../agent/agent.ts";
-import { type Control, controlAgent, controlApplies, CONTROLS } from "../../agent/control_agents.ts";
+import {
+  type Control,
+  controlAgent,
+  controlApplies,
+  CONTROLS,
+} from "../../agent/control_agents.ts";
 import { oracleAgent } from "../../agent/oracle.ts";
 import { nopAgent } from "../../agent/nop.ts";
 import type { TrialRecord } from "../../store/trial_record.ts";

@@ -20,7 +20,7 @@ import type { RunRecord, SessionRecord } from "../../store/run_table.ts";
 import { openStore, type Store } from "../../store/store.ts";
 import type { Task } from "../../task/task.ts";
 import type { ReplaySettings } from "./loop_settings.ts";
-import { requestDifference } from "../replay/replay.ts";
+import { requestDifference } from "../trial/request_difference.ts";
 import { runConfig } from "./run_identity.ts";
 import { SessionDivergence, sessionDriver } from "../trial/session_driver.ts";
 
