@@ -3,20 +3,32 @@
  * from folders of a strictly lower rank, never from a higher or equal-ranked neighbour. Adding a
  * folder under `src/` means adding it here, or the lint refuses its files.
  *
+ * A key may name a nested folder (`"eval/trial": 7`): a file belongs to the longest key covering
+ * its folder, so subfolders of one folder are ranked against each other (and against every other
+ * key, on the same scale); files under one key may import each other. The rule is
+ * `verdict/layered-imports` (lint/layered_imports.ts).
+ *
  * @module
  */
+import type { LayerTable } from "./layered_imports.ts";
 
 /** Folder under `src/` → rank. Lower ranks know nothing of higher ones. */
-export const LAYERS: Readonly<Record<string, number>> = {
+export const LAYERS: LayerTable = {
   /** Canonical JSON, hashing, ids, RNG, clocks, errors. */
   core: 0,
   /** SQLite: migrations, event logs, blobs, verification. */
   store: 1,
   /** Task manifests: schemas, loading, suite digests. */
   task: 1,
-  /** Docker through its CLI, the exec channel, tar streams, the Sandbox seam and its memory double. */
+  /**
+   * Docker through its CLI, the exec channel, tar streams, the Sandbox seam and its in-memory
+   * double; imports only core.
+   */
   engine: 1,
-  /** The workspace model: snapshots, the seal, workspace tars; uses the engine through the seam. */
+  /**
+   * The workspace model: staging a task, snapshots, the seal, workspace tars; uses the engine
+   * through the Sandbox seam.
+   */
   workspace: 2,
   /** Permission policy: rules and shell word splitting. */
   policy: 2,
