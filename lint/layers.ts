@@ -48,10 +48,21 @@ export const LAYERS: LayerTable = {
   agent: 4,
   /** Results and reports: results.json, Markdown, HTML. */
   report: 5,
-  /** The eval runner: trials, resume, replay. */
+  /** The eval runner (its subfolders are ranked below; nothing sits at `eval/` itself). */
   eval: 6,
+  /**
+   * One trial as a line of phases: its plan, its start, its scope, the kinds of task, its gateway,
+   * re-driving a recorded session.
+   */
+  "eval/trial": 6,
+  /** Building a run's agent, model and gateways from flags or a record; the run's identity. */
+  "eval/setup": 7,
+  /** `verdict replay`: recorded sessions re-driven and compared. */
+  "eval/replay": 8,
+  /** Runs: eval, resume, merge, tasks check, locks and ownership. */
+  "eval/run": 8,
   /** Command-line commands. */
-  cli: 7,
+  cli: 9,
 };
 
 /** The one file under `src/` allowed to read the real clock and entropy. */

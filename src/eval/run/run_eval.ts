@@ -22,12 +22,8 @@ import { agentKind } from "../setup/agent_registry.ts";
 import type { LoopSettings } from "../setup/loop_settings.ts";
 import { requireSolutions } from "../setup/oracle_solutions.ts";
 import { driveRun, type EvalOutcome, type RunDeps } from "./run_lifecycle.ts";
-import {
-  claimRunId,
-  type Experiment,
-  type RecordedRunConfig,
-  sessionId,
-} from "../setup/run_identity.ts";
+import { type Experiment, type RecordedRunConfig, sessionId } from "../setup/run_identity.ts";
+import { claimRunId } from "./run_claim.ts";
 import { removeLeftovers } from "./run_lock.ts";
 import { type Shard, shardTasks } from "../setup/shard.ts";
 import { stageTask } from "../trial/staged_task.ts";
