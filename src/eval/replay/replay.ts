@@ -24,7 +24,8 @@ import type { LoopSetup } from "../setup/loop_choices.ts";
 import { replayInstalled } from "./replay_installed.ts";
 import { type RunConfig, runConfig } from "../setup/run_identity.ts";
 import { requestDifference } from "../trial/request_difference.ts";
-import { SessionDivergence, sessionDriver } from "../trial/session_driver.ts";
+import { SessionDivergence, type SessionDriver, sessionDriver } from "../trial/session_driver.ts";
+import type { AgentOutcome } from "../../agent/agent.ts";
 import type { StagedTask } from "../trial/trial_plan.ts";
 import { stageTask } from "../trial/staged_task.ts";
 
@@ -168,21 +169,23 @@ async function replaySession(
   if (dir === undefined) {
     return { ...base, status: "skipped", note: "the run does not record its task folders" };
   }
-  const { task, setup, staged } = await prepare(dir);
+  return await replayLoopSession(session, events, deps, await prepare(dir), base);
+}
+
+type ReplayBase = Pick<SessionReplay, "session" | "task" | "repeat" | "steps">;
+
+// A loop session re-driven by its record: identical, or where it diverged.
+async function replayLoopSession(
+  session: SessionRecord,
+  events: StoredEvent[],
+  deps: ReplayDeps,
+  { task, setup, staged }: PreparedTask,
+  base: ReplayBase,
+): Promise<SessionReplay> {
   const driver = sessionDriver(events);
   let container: SandboxContainer | undefined;
   try {
-    if (staged) {
-      container = await deps.sandbox!.start({
-        image: task.manifest.image,
-        workdir: task.manifest.workdir,
-        network: task.manifest.network,
-        labels: { "verdict.replay": session.id },
-        user: AGENT_USER,
-        channel: true,
-      });
-      await container.copyIn(staged.tar, "/");
-    }
+    if (staged) container = await liveContainer(deps.sandbox!, staged, session.id);
     const outcome = await setup.replaying(driver, deps.live).run({
       task,
       session: session.id,
@@ -194,26 +197,7 @@ async function replaySession(
       resumed: false,
       signal: new AbortController().signal,
     });
-    const recordedStop = first(driver.recorded, EVENT.loopStopped);
-    const steps = outcome.counters.steps;
-    if (
-      steps !== driver.recordedSteps ||
-      (recordedStop && recordedStop.payload.stop_reason !== outcome.stopReason)
-    ) {
-      return {
-        ...base,
-        steps,
-        status: "diverged",
-        step: steps,
-        reason: `the replay stopped at step ${steps} (${outcome.stopReason}), the record ` +
-          `${
-            recordedStop
-              ? `stopped at step ${driver.recordedSteps} (${recordedStop.payload.stop_reason})`
-              : `goes on to step ${driver.recordedSteps}`
-          }`,
-      };
-    }
-    return { ...base, steps, status: "identical" };
+    return stoppedAsRecorded(base, outcome, driver);
   } catch (error) {
     if (!(error instanceof SessionDivergence)) throw error;
     const difference = error.request
@@ -230,6 +214,51 @@ async function replaySession(
   } finally {
     await container?.remove().catch(() => undefined);
   }
+}
+
+// A container with the staged workspace, for a replay whose tools run again (`--live`).
+async function liveContainer(
+  sandbox: Sandbox,
+  staged: StagedTask,
+  session: string,
+): Promise<SandboxContainer> {
+  const { manifest } = staged.task;
+  const container = await sandbox.start({
+    image: manifest.image,
+    workdir: manifest.workdir,
+    network: manifest.network,
+    labels: { "verdict.replay": session },
+    user: AGENT_USER,
+    channel: true,
+  });
+  await container.copyIn(staged.tar, "/");
+  return container;
+}
+
+// Identical when the replay took the recorded steps and stopped for the recorded reason.
+function stoppedAsRecorded(
+  base: ReplayBase,
+  outcome: AgentOutcome,
+  driver: SessionDriver,
+): SessionReplay {
+  const recordedStop = first(driver.recorded, EVENT.loopStopped);
+  const steps = outcome.counters.steps;
+  if (
+    steps === driver.recordedSteps &&
+    (!recordedStop || recordedStop.payload.stop_reason === outcome.stopReason)
+  ) return { ...base, steps, status: "identical" };
+  return {
+    ...base,
+    steps,
+    status: "diverged",
+    step: steps,
+    reason: `the replay stopped at step ${steps} (${outcome.stopReason}), the record ` +
+      `${
+        recordedStop
+          ? `stopped at step ${driver.recordedSteps} (${recordedStop.payload.stop_reason})`
+          : `goes on to step ${driver.recordedSteps}`
+      }`,
+  };
 }
 
 /** An installed agent's session: run again against its record (see `replay_installed.ts`). */
