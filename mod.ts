@@ -225,15 +225,18 @@ export {
   type CatalogueEvent,
   EVENT,
   event,
+  EVENT_FAMILIES,
+  type EventConstant,
   type EventKind,
   type EventPayload,
+  type EventSchema,
   first,
   has,
   last,
   type ReadEvent,
   readEvent,
 } from "./src/store/event_catalogue.ts";
-export type * from "./src/store/event_payloads.ts";
+export { STOP_REASONS } from "./src/store/events/agent_events.ts";
 export type { EventLog, EventRow, NewEvent, Payload, StoredEvent } from "./src/store/event_log.ts";
 export type {
   RunRecord,
