@@ -48,8 +48,8 @@ export interface ResumeContext {
  * import { trialStartFrom } from "./resume_point.ts";
  * import { stageTask } from "../trial/staged_task.ts";
  * import { FROM_THE_BEGINNING } from "../trial/trial_plan.ts";
- * import { begin } from "../trial/trial_phases.ts";
-import { trialScope } from "../trial/trial_scope.ts";
+ * import { trialScope } from "../trial/trial_scope.ts";
+ * import { begin, trialLine } from "../trial/trial_start.ts";
  *
  * const store = openStore(":memory:");
  * store.runs.create({ id: "r1", config: {}, createdAt: 0 });
@@ -68,8 +68,8 @@ import { trialScope } from "../trial/trial_scope.ts";
  *   agent: nopAgent,
  *   signal: new AbortController().signal,
  *   owner,
- * }, FROM_THE_BEGINNING);
- * await (await begin(scope, FROM_THE_BEGINNING)).grader;
+ * }, false);
+ * await (await begin(scope, trialLine(FROM_THE_BEGINNING))).grader;
  * const leftovers = await sandbox.findLabelled(["verdict.run=r1", `verdict.owner=${owner}`], [
  *   "verdict.session",
  *   "verdict.role",
