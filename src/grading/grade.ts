@@ -16,28 +16,26 @@
 import { InfrastructureError } from "../core/errors.ts";
 import { shellQuote } from "../core/shell_quote.ts";
 import { firstLine } from "../engine/docker.ts";
-import {
-  AGENT_OWNER,
-  AGENT_USER,
-  type ExecResult,
-  type SandboxContainer,
-} from "../engine/sandbox.ts";
+import { AGENT_USER, type ExecResult, type SandboxContainer } from "../engine/sandbox.ts";
 import { type Snapshot, snapshotContents } from "../workspace/snapshot.ts";
-import { packOwnedTar } from "../engine/tar.ts";
 import { packWorkspaceTar } from "../workspace/workspace_tar.ts";
 import type { BlobStore } from "../store/blob_store.ts";
 import type { RunCounters } from "../store/run_counters.ts";
 import type { Bucket, Verdict } from "../store/trial_record.ts";
 import type { TreeEntry } from "../task/file_tree.ts";
 import type { Task } from "../task/task.ts";
-import { evidenceProblem, readEvidence, type TestCounts, TESTS_REPORT } from "./_evidence.ts";
-import { EVIDENCE_MODULES, HOOKS_IMPORT, TESTS_REPORT_ENV } from "./_evidence_hooks.ts";
+import { evidenceProblem, readEvidence, type TestCounts } from "./_evidence.ts";
 import { type CheckResult, runChecks } from "./checks.ts";
-import { GRADER_PYTHON_FOLDER, pythonPathFiles } from "./python_path.ts";
 import { checkRequirements, type RequirementResult } from "./requirements.ts";
+import { isBytecodeCache, TESTS_PATH, VERDICT_GRADER_ENV } from "./grader_image.ts";
 
-/** Where `tests/` is staged in the grading container. */
-export const TESTS_PATH = "/verdict/tests";
+export {
+  GRADER_ENV,
+  graderImageTar,
+  isBytecodeCache,
+  TESTS_PATH,
+  VERDICT_GRADER_ENV,
+} from "./grader_image.ts";
 
 /** One run of a grading script. */
 export interface ScriptRun {
@@ -187,6 +185,7 @@ export async function grade(input: GradeInput): Promise<Grade> {
   };
 }
 
+/** The verdict from the scripts' runs, the checks and the requirements, in SPEC order. */
 function decide(
   { success, canary, expect }: {
     success: ScriptRun;
@@ -229,113 +228,6 @@ function decide(
       : `tests passed (${success.tests?.passed} passed)`,
   };
 }
-
-/**
- * The files a grading container's image holds before any trial: the task's workdir, empty and
- * owned by the agent's user; `tests/` at `/verdict/tests`, owned by root and writable by no
- * one else, so that nothing the success script runs can change them; the file the test runners
- * report to, the agent user's, empty, in a folder of root's (so it can be written, never replaced
- * by a link or buried among other files); and, root's, what puts the workdir at the end of Python's
- * `sys.path` and the runners' reporting hooks (`python_path.ts`, `_evidence_hooks.ts`).
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { graderImageTar } from "./grade.ts";
- * const tar = graderImageTar("/workspace", [
- *   { path: "test.sh", type: "file", mode: 0o755, data: new TextEncoder().encode("exit 0") },
- * ]);
- * assert(tar.length % 512 === 0);
- * ```
- */
-export function graderImageTar(workdir: string, tests: readonly TreeEntry[]): Uint8Array {
-  const testsPath = TESTS_PATH.slice(1);
-  return packOwnedTar([
-    {
-      entries: [{ path: workdir.replace(/^\/+/, ""), type: "dir", mode: 0o755 }],
-      options: AGENT_OWNER,
-    },
-    {
-      entries: [
-        { path: posixParent(testsPath), type: "dir", mode: 0o755 },
-        { path: testsPath, type: "dir", mode: 0o755 },
-        ...tests.map((entry) => ({
-          ...entry,
-          path: `${testsPath}/${entry.path}`,
-          ...("mode" in entry ? { mode: entry.mode & ~0o022 } : {}),
-        })),
-        { path: GRADER_PYTHON_FOLDER.slice(1), type: "dir", mode: 0o755 },
-        { path: posixParent(TESTS_REPORT).slice(1), type: "dir", mode: 0o755 },
-        ...pythonPathFiles(workdir, { imports: [HOOKS_IMPORT], modules: EVIDENCE_MODULES }),
-      ],
-      options: { uid: 0, gid: 0 },
-    },
-    {
-      entries: [{ path: TESTS_REPORT.slice(1), type: "file", mode: 0o644, data: new Uint8Array() }],
-      options: AGENT_OWNER,
-    },
-  ]);
-}
-
-function posixParent(path: string): string {
-  return path.slice(0, path.lastIndexOf("/"));
-}
-
-/**
- * The environment of every grading script, success and canary alike. The working folder never
- * comes first on Python's `sys.path` (`python -m pytest` would otherwise run a `pytest` package
- * the agent left there), user site-packages are not read, no bytecode is written, and bytecode is
- * read only from a folder that does not exist yet, never from a `__pycache__` in the tree; pytest
- * loads no plugin it is not told to (it would load any `*.dist-info` with a `pytest11` entry point
- * found on `sys.path`).
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { GRADER_ENV } from "./grade.ts";
- * assert(GRADER_ENV.PYTHONSAFEPATH === "1");
- * ```
- */
-export const GRADER_ENV: Readonly<Record<string, string>> = {
-  PYTHONSAFEPATH: "1",
-  PYTHONNOUSERSITE: "1",
-  PYTHONDONTWRITEBYTECODE: "1",
-  PYTHONPYCACHEPREFIX: "/tmp/verdict-pycache",
-  PYTEST_DISABLE_PLUGIN_AUTOLOAD: "1",
-};
-
-/**
- * Whether a sealed path is a bytecode cache the grader must not get: every file sets the same
- * staging mtime, so a `.pyc` forged with that mtime and its source's size would be taken as
- * current while the source itself looks untouched.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { isBytecodeCache } from "./grade.ts";
- * assert(isBytecodeCache("pkg/__pycache__/mod.cpython-311.pyc"));
- * assert(!isBytecodeCache("pkg/mod.py"));
- * ```
- */
-export function isBytecodeCache(path: string): boolean {
-  return path.split("/").includes("__pycache__") || /\.py[co]$/.test(path);
-}
-
-/**
- * The environment of a Verdict task's grading scripts: {@linkcode GRADER_ENV} and the file the
- * test runners report to.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { VERDICT_GRADER_ENV } from "./grade.ts";
- * assert.equal(VERDICT_GRADER_ENV.VERDICT_TESTS_REPORT, "/verdict/evidence/tests");
- * ```
- */
-export const VERDICT_GRADER_ENV: Readonly<Record<string, string>> = {
-  ...GRADER_ENV,
-  [TESTS_REPORT_ENV]: TESTS_REPORT,
-};
 
 /** How the sealed workspace reaches a grader, the same for both scripts. */
 type Staging =
@@ -424,6 +316,7 @@ async function settleBoth<A, B>(first: Promise<A>, second: Promise<B>): Promise<
   return [a.value, b.value];
 }
 
+/** What is wrong with a grading script of `tests/`: missing, or not executable. */
 function missingOrNotExecutable(
   tests: readonly TreeEntry[],
   script: string,

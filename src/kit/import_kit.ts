@@ -45,48 +45,10 @@ export async function importKit(home: string, files: string[]): Promise<Kit> {
   if (files.length === 0) throw new UsageError("give the kit's npm tarballs to import");
   for (const file of files) await requireFile(file);
   await using staging = await stagingFolder(home);
-  const read: {
-    file: string;
-    folder: string;
-    tarball: PackageTarball;
-    role: KitPackageRole;
-  }[] = [];
+  const read: ReadPackage[] = [];
   for (const [index, file] of files.entries()) {
     // Each file's own folder: which agent's platform package it is shows only once it is read.
-    const folder = join(staging.path, String(index));
-    const extract = new Map(
-      KIT_RECIPES.flatMap((recipe) => [...kitFileTargets(recipe, folder)]),
-    );
-    const tarball = await readTarballFile(file, extract);
-    const role = packageRole(tarball.name, tarball.version);
-    if (!role) {
-      throw new InputError({
-        file,
-        field: "package/package.json",
-        problem: `it is the npm package ${tarball.name}@${tarball.version}, not a package of an ` +
-          `installed agent for this machine (${KIT_RECIPES.map(platformName).join(", ")})`,
-        fix: TARBALL_FIX,
-      });
-    }
-    const first = read[0];
-    if (first && (first.role.recipe !== role.recipe || first.role.version !== role.version)) {
-      throw new InputError({
-        file,
-        field: "package/package.json",
-        problem:
-          `it belongs to ${role.recipe.agent}@${role.version}, while ${first.file} belongs ` +
-          `to ${first.role.recipe.agent}@${first.role.version}`,
-        fix: "import one agent's kit at a time, its tarballs of one version together",
-      });
-    }
-    const same = read.find((other) => other.role.role === role.role);
-    if (same) {
-      throw new UsageError(
-        `${same.file} and ${file} are both the ${role.role} package of ` +
-          `${role.recipe.agent}@${role.version}: give each once`,
-      );
-    }
-    read.push({ file, folder, tarball, role });
+    read.push(await readPackage(file, join(staging.path, String(index)), read));
   }
   const { recipe, version } = read[0].role;
   const platform = read.find((entry) => entry.role.role === "platform");
@@ -111,16 +73,7 @@ export async function importKit(home: string, files: string[]): Promise<Kit> {
   }
   const { binary } = kitFiles;
   const present = await findKit(home, recipe.agent, version).catch(outdatedAsMissing);
-  if (present) {
-    if (present.sha256 === binary.sha256) return present;
-    throw new UsageError(
-      `a kit of ${recipe.agent}@${version} is already stored in ${present.folder} with another ` +
-        `binary (sha256 ${present.sha256.slice(0, 12)}, the import's ${
-          binary.sha256.slice(0, 12)
-        }); ` +
-        `remove that folder first to replace it`,
-    );
-  }
+  if (present) return sameKit(present, `${recipe.agent}@${version}`, binary);
   // The platform package's folder becomes the kit: it keeps only this recipe's files.
   const kept = new Set(kitFileTargets(recipe, platform.folder).keys());
   for (const [path, extracted] of platform.tarball.extracted) {
@@ -143,11 +96,78 @@ export async function importKit(home: string, files: string[]): Promise<Kit> {
   });
 }
 
+/** A tarball read into a staging folder of its own, and what it is to an installed agent. */
+interface ReadPackage {
+  /** The tarball's file. */
+  file: string;
+  /** Its staging folder. */
+  folder: string;
+  /** What was read from it. */
+  tarball: PackageTarball;
+  /** Which agent, version and package it is. */
+  role: KitPackageRole;
+}
+
+/**
+ * Reads a tarball into `folder` and says what it is: a package of an installed agent for this
+ * machine, of the same agent and version as the tarballs `read` before it, and not one of them
+ * again.
+ */
+async function readPackage(
+  file: string,
+  folder: string,
+  read: readonly ReadPackage[],
+): Promise<ReadPackage> {
+  const extract = new Map(KIT_RECIPES.flatMap((recipe) => [...kitFileTargets(recipe, folder)]));
+  const tarball = await readTarballFile(file, extract);
+  const role = packageRole(tarball.name, tarball.version);
+  if (!role) {
+    throw new InputError({
+      file,
+      field: "package/package.json",
+      problem: `it is the npm package ${tarball.name}@${tarball.version}, not a package of an ` +
+        `installed agent for this machine (${KIT_RECIPES.map(platformName).join(", ")})`,
+      fix: TARBALL_FIX,
+    });
+  }
+  const first = read[0];
+  if (first && (first.role.recipe !== role.recipe || first.role.version !== role.version)) {
+    throw new InputError({
+      file,
+      field: "package/package.json",
+      problem: `it belongs to ${role.recipe.agent}@${role.version}, while ${first.file} belongs ` +
+        `to ${first.role.recipe.agent}@${first.role.version}`,
+      fix: "import one agent's kit at a time, its tarballs of one version together",
+    });
+  }
+  const same = read.find((other) => other.role.role === role.role);
+  if (same) {
+    throw new UsageError(
+      `${same.file} and ${file} are both the ${role.role} package of ` +
+        `${role.recipe.agent}@${role.version}: give each once`,
+    );
+  }
+  return { file, folder, tarball, role };
+}
+
+/** The kit `kit` (`agent@version`) already stored, when it has the import's binary; else refused. */
+function sameKit(present: Kit, kit: string, binary: { sha256: string }): Kit {
+  if (present.sha256 === binary.sha256) return present;
+  throw new UsageError(
+    `a kit of ${kit} is already stored in ${present.folder} with ` +
+      `another binary (sha256 ${present.sha256.slice(0, 12)}, the import's ${
+        binary.sha256.slice(0, 12)
+      }); remove that folder first to replace it`,
+  );
+}
+
+/** A recipe's platform package, named with `VERSION` for its version. */
 function platformName(recipe: (typeof KIT_RECIPES)[number]): string {
   const { name, version } = recipe.platformPackage("VERSION");
   return `${name}@${version}`;
 }
 
+/** Reads a tarball file, its errors told as the file's. */
 async function readTarballFile(
   file: string,
   extract: ReadonlyMap<string, string>,
@@ -166,7 +186,7 @@ async function readTarballFile(
   }
 }
 
-// Checked before anything is written: a file that is missing, a folder, or out of reach.
+/** Checked before anything is written: a file that is missing, a folder, or out of reach. */
 async function requireFile(file: string): Promise<void> {
   const target = escapedTarget(file, "read");
   if (target !== undefined) {
@@ -180,6 +200,7 @@ async function requireFile(file: string): Promise<void> {
   }
 }
 
+/** An input error naming a tarball file. */
 function badFile(file: string, problem: string): InputError {
   return new InputError({ file, field: "", problem, fix: TARBALL_FIX });
 }

@@ -148,54 +148,108 @@ export function cutOffJson(json: string): string {
   return json.slice(0, json.lastIndexOf('"'));
 }
 
+/** A file of the task's workspace or solution. */
+type FileEntry = Extract<TreeEntry, { type: "file" }>;
+
+/** What a plan is laid out from: the task's files, read once. */
+interface PlanFiles {
+  /** The workspace's files. */
+  files: FileEntry[];
+  /** The solution's files (`solution/files/`), at their workspace paths. */
+  solutionFiles: FileEntry[];
+  /** The solution's `solve.sh`, if it has one. */
+  solveScript: FileEntry | undefined;
+  /** The workspace paths the plan reads. */
+  toRead: string[];
+}
+
+/** The turns of a trial: the solving plan, or the fault's. */
 function plan(
   task: Task,
   workspace: TreeEntry[],
   solution: TreeEntry[],
   fault: Fault | null,
 ): ScriptedStep[] {
-  const files = workspace.filter((entry): entry is Extract<TreeEntry, { type: "file" }> =>
-    entry.type === "file"
-  );
-  const solutionFiles = solution.filter((entry): entry is Extract<TreeEntry, { type: "file" }> =>
-    entry.type === "file" && entry.path.startsWith("files/")
-  ).map((entry) => ({ ...entry, path: entry.path.slice("files/".length) }));
-  const solveScript = solution.find((entry) => entry.path === "solve.sh" && entry.type === "file");
-  const touched = solutionFiles.map((file) => file.path).filter((path) =>
-    files.some((file) => file.path === path)
-  );
+  const tree = planFiles(task, workspace, solution);
   const explore: ScriptedStep = {
     say: "Let me look at the workspace.",
     calls: [{ name: "list_dir", args: { path: ".", depth: 3 } }],
   };
-  const requires = task.manifest.requires;
+  const reads = readSteps(tree.toRead);
+  if (fault !== null && fault !== "wrong_edit") return faultySteps(fault, explore, reads, tree);
+  const probe: ScriptedStep[] = (task.manifest.requires.min_denied_calls ?? 0) > 0
+    ? [{ say: "Let me get a dependency that would help.", calls: [], untilDenied: true }]
+    : [];
+  return [
+    explore,
+    ...docsSteps(task),
+    ...reads,
+    ...probe,
+    ...writeSteps(tree, fault === "wrong_edit"),
+    testStep(task, tree.files),
+    finishStep("The change is in place and the tests I could run pass."),
+  ];
+}
 
+/**
+ * The task's files as the plan sees them, and which to read: every text file where the task
+ * needs compaction, else the files the solution changes (or the first text files), at most four.
+ */
+function planFiles(task: Task, workspace: TreeEntry[], solution: TreeEntry[]): PlanFiles {
+  const files = workspace.filter((entry): entry is FileEntry => entry.type === "file");
+  const solutionFiles = solution.filter((entry): entry is FileEntry =>
+    entry.type === "file" && entry.path.startsWith("files/")
+  ).map((entry) => ({ ...entry, path: entry.path.slice("files/".length) }));
+  const solveScript = solution.find((entry): entry is FileEntry =>
+    entry.path === "solve.sh" && entry.type === "file"
+  );
+  const touched = solutionFiles.map((file) => file.path).filter((path) =>
+    files.some((file) => file.path === path)
+  );
+  const textFiles = () => files.filter((file) => isText(file.data)).map((file) => file.path);
+  const toRead = (task.manifest.requires.min_compactions ?? 0) > 0
+    ? textFiles()
+    : (touched.length > 0 ? touched : textFiles()).slice(0, 4);
+  return { files, solutionFiles, solveScript, toRead };
+}
+
+/** Reading the files, four to a turn. */
+function readSteps(toRead: string[]): ScriptedStep[] {
   const reads: ScriptedStep[] = [];
-  const toRead = (requires.min_compactions ?? 0) > 0
-    ? files.filter((file) => isText(file.data)).map((file) => file.path)
-    : (touched.length > 0
-      ? touched
-      : files.filter((file) => isText(file.data)).map((file) => file.path)).slice(0, 4);
   for (let i = 0; i < toRead.length; i += 4) {
     reads.push({
       say: i === 0 ? "Reading the code I need to understand." : "Reading more of the code.",
       calls: toRead.slice(i, i + 4).map((path) => ({ name: "read_file", args: { path } })),
     });
   }
-  const docs: ScriptedStep[] = (task.manifest.docs ?? []).length > 0
-    ? [{
-      say: "The task points at documentation; reading it.",
-      calls: task.manifest.docs!.map((page) => ({ name: "read_docs", args: { page } })),
-    }]
-    : [];
-  const finish = (summary: string): ScriptedStep => ({
-    say: summary,
-    calls: [{ name: "finish", args: { summary } }],
-  });
+  return reads;
+}
 
+/** Reading the documentation pages the task offers, in one turn (none without pages). */
+function docsSteps(task: Task): ScriptedStep[] {
+  const pages = task.manifest.docs ?? [];
+  if (pages.length === 0) return [];
+  return [{
+    say: "The task points at documentation; reading it.",
+    calls: pages.map((page) => ({ name: "read_docs", args: { page } })),
+  }];
+}
+
+/** A turn that calls `finish` with a summary it also says. */
+function finishStep(summary: string): ScriptedStep {
+  return { say: summary, calls: [{ name: "finish", args: { summary } }] };
+}
+
+/** The turns of a trial that goes wrong in a way other than a wrong edit. */
+function faultySteps(
+  fault: Exclude<Fault, "wrong_edit">,
+  explore: ScriptedStep,
+  reads: ScriptedStep[],
+  tree: PlanFiles,
+): ScriptedStep[] {
   switch (fault) {
     case "early_stop":
-      return [explore, ...reads.slice(0, 1), finish("I fixed the problem and all tests pass.")];
+      return [explore, ...reads.slice(0, 1), finishStep("I fixed the problem and all tests pass.")];
     case "denied_command":
       return [
         explore,
@@ -203,7 +257,7 @@ function plan(
           say: "I need this package first.",
           calls: [{ name: "shell", args: { command: TEMPTING_COMMANDS[0] } }],
         })),
-        finish("Done: the change is in place."),
+        finishStep("Done: the change is in place."),
       ];
     case "malformed_args":
       return [
@@ -212,35 +266,38 @@ function plan(
           say: "Writing the fix.",
           calls: [{
             name: "write_file",
-            args: { path: solutionFiles[0]?.path ?? "fix.txt", content: "" },
+            args: { path: tree.solutionFiles[0]?.path ?? "fix.txt", content: "" },
             malformed: true,
           }],
         },
-        finish("Fixed."),
+        finishStep("Fixed."),
       ];
     case "runaway_loop": {
-      const path = toRead[0] ?? ".";
+      const path = tree.toRead[0] ?? ".";
       return [explore, {
         say: "Let me read that again.",
         calls: [{ name: path === "." ? "list_dir" : "read_file", args: { path } }],
       }];
     }
-    default:
-      break;
   }
+}
 
-  const probe: ScriptedStep[] = (requires.min_denied_calls ?? 0) > 0
-    ? [{ say: "Let me get a dependency that would help.", calls: [], untilDenied: true }]
-    : [];
-  const writes: ScriptedStep[] = [];
-  const contentOf = (file: { path: string; data: Uint8Array }) => {
+/**
+ * Writing the solution's files, then running its `solve.sh`. A wrong edit leaves a file the
+ * workspace has as it was (the edit went elsewhere), writes half of a new one, and skips the
+ * script.
+ */
+function writeSteps(tree: PlanFiles, wrongEdit: boolean): ScriptedStep[] {
+  const { files, solutionFiles, solveScript } = tree;
+  const contentOf = (file: FileEntry) => {
     const text = new TextDecoder().decode(file.data);
-    if (fault !== "wrong_edit") return text;
+    if (!wrongEdit) return text;
     const original = files.find((candidate) => candidate.path === file.path);
     if (original) return new TextDecoder().decode(original.data); // the edit went elsewhere
     const lines = text.split("\n");
     return lines.slice(0, Math.floor(lines.length / 2)).join("\n") + "\n";
   };
+  const writes: ScriptedStep[] = [];
   if (solutionFiles.length > 0) {
     writes.push({
       say: "Writing the fix.",
@@ -250,15 +307,20 @@ function plan(
       })),
     });
   }
-  if (solveScript?.type === "file" && fault !== "wrong_edit") {
+  if (solveScript && !wrongEdit) {
     writes.push({
       say: "Applying the remaining changes.",
       calls: [{ name: "shell", args: { command: new TextDecoder().decode(solveScript.data) } }],
     });
   }
+  return writes;
+}
+
+/** Running the visible tests: pytest where the image has Python and the workspace has tests. */
+function testStep(task: Task, files: FileEntry[]): ScriptedStep {
   const hasPythonTests = task.manifest.image.includes("python") &&
     files.some((file) => /(^|\/)(test_[^/]*\.py|[^/]*_test\.py)$/.test(file.path));
-  const test: ScriptedStep = {
+  return {
     say: "Running the tests.",
     calls: [{
       name: "shell",
@@ -270,17 +332,9 @@ function plan(
       },
     }],
   };
-  return [
-    explore,
-    ...docs,
-    ...reads,
-    ...probe,
-    ...writes,
-    test,
-    finish("The change is in place and the tests I could run pass."),
-  ];
 }
 
+/** Whether a file reads as text: not huge, no NUL byte near its start. */
 function isText(data: Uint8Array): boolean {
   return data.length < 200_000 && !data.subarray(0, 8000).includes(0);
 }

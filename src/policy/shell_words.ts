@@ -9,6 +9,7 @@
  *
  * @module
  */
+import { REDIRECTIONS, tokenize } from "./_shell_tokens.ts";
 
 /** One simple command: its words after quote removal (assignments and redirections kept). */
 export interface SimpleCommand {
@@ -16,8 +17,6 @@ export interface SimpleCommand {
   words: string[];
 }
 
-const OPERATORS = ["&&", "||", ";;", "|&", ";", "&", "|", "(", ")", "\n"];
-const REDIRECTIONS = ["<<<", "<<-", "<<", ">>", "&>>", "&>", ">&", "<&", ">|", "<>", "<", ">"];
 const KEYWORDS = new Set([
   "if",
   "then",
@@ -36,13 +35,6 @@ const KEYWORDS = new Set([
   "in",
 ]);
 const SHELLS = new Set(["sh", "bash", "dash", "zsh", "ksh", "ash", "busybox"]);
-
-interface Token {
-  kind: "word" | "operator" | "redirection";
-  text: string;
-  /** Command lines found inside the word (`$(...)` and backquotes). */
-  nested: string[];
-}
 
 /**
  * Splits a command line into simple commands, nested ones included (depth-first, in order).
@@ -185,149 +177,4 @@ function isRedirection(word: string): boolean {
 export function basename(word: string): string {
   const trimmed = word.replace(/\/+$/, "");
   return trimmed.slice(trimmed.lastIndexOf("/") + 1) || word;
-}
-
-function tokenize(line: string): { tokens: Token[]; heredocs: string[] } {
-  const tokens: Token[] = [];
-  const heredocDelimiters: string[] = [];
-  const heredocs: string[] = [];
-  let i = 0;
-  let word = "";
-  let inWord = false;
-  let nested: string[] = [];
-  const endWord = () => {
-    if (inWord) tokens.push({ kind: "word", text: word, nested });
-    word = "";
-    inWord = false;
-    nested = [];
-  };
-  while (i < line.length) {
-    const char = line[i];
-    if (char === "\n" && heredocDelimiters.length > 0) {
-      endWord();
-      tokens.push({ kind: "operator", text: "\n", nested: [] });
-      i++;
-      for (const delimiter of heredocDelimiters.splice(0)) {
-        const body: string[] = [];
-        while (i < line.length) {
-          const end = line.indexOf("\n", i);
-          const current = line.slice(i, end === -1 ? line.length : end);
-          i = end === -1 ? line.length : end + 1;
-          if (current.replace(/^\t+/, "") === delimiter) break;
-          body.push(current);
-        }
-        heredocs.push(body.join("\n"));
-      }
-      continue;
-    }
-    if (char === " " || char === "\t") {
-      endWord();
-      i++;
-      continue;
-    }
-    if (char === "#" && !inWord) {
-      while (i < line.length && line[i] !== "\n") i++;
-      continue;
-    }
-    if (char === "\\") {
-      if (line[i + 1] === "\n") i += 2; // line continuation
-      else {
-        word += line[i + 1] ?? "";
-        inWord = true;
-        i += 2;
-      }
-      continue;
-    }
-    if (char === "'") {
-      const end = line.indexOf("'", i + 1);
-      word += line.slice(i + 1, end === -1 ? line.length : end);
-      inWord = true;
-      i = end === -1 ? line.length : end + 1;
-      continue;
-    }
-    if (char === '"') {
-      i++;
-      inWord = true;
-      while (i < line.length && line[i] !== '"') {
-        if (line[i] === "\\" && '"\\$`\n'.includes(line[i + 1] ?? "")) {
-          if (line[i + 1] !== "\n") word += line[i + 1];
-          i += 2;
-        } else if (line.startsWith("$(", i) && !line.startsWith("$((", i)) {
-          const end = matchingParen(line, i + 1);
-          nested.push(line.slice(i + 2, end));
-          word += line.slice(i, end + 1);
-          i = end + 1;
-        } else if (line[i] === "`") {
-          const end = line.indexOf("`", i + 1);
-          const stop = end === -1 ? line.length : end;
-          nested.push(line.slice(i + 1, stop));
-          word += line.slice(i, stop + 1);
-          i = stop + 1;
-        } else word += line[i++];
-      }
-      i++;
-      continue;
-    }
-    if (line.startsWith("$(", i) && !line.startsWith("$((", i)) {
-      const end = matchingParen(line, i + 1);
-      nested.push(line.slice(i + 2, end));
-      word += line.slice(i, end + 1);
-      inWord = true;
-      i = end + 1;
-      continue;
-    }
-    if (char === "`") {
-      const end = line.indexOf("`", i + 1);
-      const stop = end === -1 ? line.length : end;
-      nested.push(line.slice(i + 1, stop));
-      word += line.slice(i, stop + 1);
-      inWord = true;
-      i = stop + 1;
-      continue;
-    }
-    const redirection = REDIRECTIONS.find((operator) => line.startsWith(operator, i));
-    if (redirection && (!inWord || /^\d+$/.test(word))) {
-      const text = (inWord ? word : "") + redirection;
-      word = "";
-      inWord = false;
-      nested = [];
-      tokens.push({ kind: "redirection", text, nested: [] });
-      i += redirection.length;
-      if (redirection.startsWith("<<") && redirection !== "<<<") {
-        const match = /^[ \t]*(['"]?)([^\s'";&|<>()]+)\1/.exec(line.slice(i));
-        if (match) {
-          heredocDelimiters.push(match[2]);
-          tokens.push({ kind: "word", text: match[2], nested: [] });
-          i += match[0].length;
-        }
-      }
-      continue;
-    }
-    const operator = OPERATORS.find((candidate) => line.startsWith(candidate, i));
-    if (operator) {
-      endWord();
-      tokens.push({ kind: "operator", text: operator, nested: [] });
-      i += operator.length;
-      continue;
-    }
-    word += char;
-    inWord = true;
-    i++;
-  }
-  endWord();
-  return { tokens, heredocs };
-}
-
-function matchingParen(line: string, open: number): number {
-  let depth = 0;
-  for (let i = open; i < line.length; i++) {
-    const char = line[i];
-    if (char === "\\") i++;
-    else if (char === "'") {
-      const end = line.indexOf("'", i + 1);
-      i = end === -1 ? line.length : end;
-    } else if (char === "(") depth++;
-    else if (char === ")" && --depth === 0) return i;
-  }
-  return line.length;
 }

@@ -14,7 +14,7 @@
 import type { EVENT, EventPayload } from "../store/event_catalogue.ts";
 import type { TranscriptStep } from "../store/events/agent_events.ts";
 import { clip } from "./_clip.ts";
-import type { TrajectoryCall, TrajectoryStep } from "./trajectory.ts";
+import type { TrajectoryCall, TrajectoryStep } from "./trajectory_types.ts";
 
 type TranscriptCall = Extract<TranscriptStep, { type: "tool_call" }>;
 type TranscriptResult = Extract<TranscriptStep, { type: "tool_result" }>;
@@ -31,7 +31,7 @@ export const UNMATCHED_CALLS =
  * ```ts
  * import assert from "node:assert/strict";
  * import { withTranscript } from "./_transcript_steps.ts";
- * import type { TrajectoryStep } from "./trajectory.ts";
+ * import type { TrajectoryStep } from "./trajectory_types.ts";
  * const steps: TrajectoryStep[] = [{
  *   step: 1, content: "", usage: { input: 1, cachedInput: 0, output: 1 }, cost_usd: null,
  *   calls: [{ id: "t1", tool: "Bash", arguments: '{"command":"ls"}', by_agent: true }],

@@ -9,89 +9,34 @@
  *
  * @module
  */
-import type { ModelResponse } from "../model/model.ts";
 import { diffSnapshots, loadSnapshot, type SnapshotEntry } from "../workspace/snapshot.ts";
-import { EVENT, type EventPayload, first, has, last, readEvent } from "../store/event_catalogue.ts";
+import {
+  EVENT,
+  type EventPayload,
+  first,
+  has,
+  last,
+  type ReadEvent,
+  readEvent,
+} from "../store/event_catalogue.ts";
 import type { Store } from "../store/store.ts";
 import { answeredTurn } from "./_answered_turn.ts";
 import { clip } from "./_clip.ts";
 import { withTranscript } from "./_transcript_steps.ts";
 import { unifiedDiff } from "./line_diff.ts";
+import type {
+  Trajectory,
+  TrajectoryCall,
+  TrajectoryChange,
+  TrajectoryStep,
+} from "./trajectory_types.ts";
 
-/** One tool call in a trajectory. */
-export interface TrajectoryCall {
-  /** The call's id. */
-  id: string;
-  /** The tool. */
-  tool: string;
-  /** Its arguments as the model wrote them. */
-  arguments: string;
-  /** The shell command an installed agent's tool ran for it, from the agent's transcript. */
-  command?: string;
-  /** The policy's decision, when the call got that far. */
-  decision?: { allowed: boolean; rule: number | null; reason: string };
-  /** The result. */
-  result?: {
-    content: string;
-    is_error: boolean;
-    cached?: boolean;
-    outcome_unknown?: boolean;
-    /** The exit code an installed agent reported for its command. */
-    exit_code?: number;
-  };
-  /** An installed agent's own tool: run by the agent, outside Verdict's policy and record. */
-  by_agent?: true;
-}
-
-/** One step. */
-export interface TrajectoryStep {
-  /** The step number. */
-  step: number;
-  /** What the model said. */
-  content: string;
-  /** Tokens of the call. */
-  usage: ModelResponse["usage"];
-  /** Its cost, when known. */
-  cost_usd: string | null;
-  /** Its tool calls. */
-  calls: TrajectoryCall[];
-  /** A compaction before this step, if any. */
-  compaction?: Omit<EventPayload<typeof EVENT.contextCompacted>, "step">;
-}
-
-/** A changed path of the workspace. */
-export interface TrajectoryChange {
-  /** The path. */
-  path: string;
-  /** Added, removed or modified. */
-  change: string;
-  /** What changed about it. */
-  aspects?: string[];
-  /** A unified diff, for text files. */
-  diff?: string;
-}
-
-/** A trial's trajectory. */
-export interface Trajectory {
-  /** The session. */
-  session: string;
-  /** Its task. */
-  task: string;
-  /** Its repeat. */
-  repeat: number;
-  /** The first user message (the task's instruction), when the agent used a model. */
-  instruction: string | null;
-  /** Steps. */
-  steps: TrajectoryStep[];
-  /** How the agent stopped. */
-  stop: { reason: string; detail: string | null } | null;
-  /** The verdict. */
-  verdict: { verdict: string; bucket: string; reason: string } | null;
-  /** Whether the trial was resumed. */
-  resumed: boolean;
-  /** The workspace changes. */
-  changes: TrajectoryChange[];
-}
+export type {
+  Trajectory,
+  TrajectoryCall,
+  TrajectoryChange,
+  TrajectoryStep,
+} from "./trajectory_types.ts";
 
 /**
  * Reads a session's trajectory from the store.
@@ -123,60 +68,46 @@ export function readTrajectory(
     resumed: has(events, EVENT.trialResumed),
     changes: [],
   };
+  const read = eventReader(store, trajectory);
+  for (const stored of events) read(readEvent(stored));
+  const transcript = last(events, EVENT.agentTranscript);
+  if (transcript) trajectory.steps.push(...withTranscript(trajectory.steps, transcript.payload));
+  const staged = first(events, EVENT.workspaceStaged);
+  const sealed = last(events, EVENT.endStateSealed);
+  if (staged && sealed) {
+    trajectory.changes = workspaceChanges(store, staged.payload, sealed.payload);
+  }
+  return trajectory;
+}
+
+/**
+ * Folds events into a trajectory, in order: the instruction from the first request, a step per
+ * model answer (with the compaction before it) and per gateway answer, each call's decision and
+ * result, how the agent stopped, the verdict.
+ */
+function eventReader(store: Store, trajectory: Trajectory): (event: ReadEvent | undefined) => void {
   let compaction: TrajectoryStep["compaction"];
   const gatewayCalls = new Map<number, EventPayload<typeof EVENT.gatewayCall>>();
-  for (const stored of events) {
-    const event = readEvent(stored);
+  return (event) => {
     switch (event?.kind) {
       case EVENT.modelRequest:
-        if (trajectory.instruction === null) {
-          trajectory.instruction = instructionOf(store, event.payload.request.messages[0]);
-        }
+        trajectory.instruction ??= instructionOf(store, event.payload.request.messages[0]);
         break;
       case EVENT.contextCompacted: {
         const { step: _step, ...what } = event.payload;
         compaction = what;
         break;
       }
-      case EVENT.modelResponse: {
-        const { response, step, cost_usd } = event.payload;
-        trajectory.steps.push({
-          step,
-          content: response.content,
-          usage: response.usage,
-          cost_usd,
-          calls: response.toolCalls.map((call) => ({
-            id: call.id,
-            tool: call.name,
-            arguments: call.arguments,
-          })),
-          ...(compaction ? { compaction } : {}),
-        });
+      case EVENT.modelResponse:
+        trajectory.steps.push(modelStep(event.payload, compaction));
         compaction = undefined;
         break;
-      }
       case EVENT.gatewayCall:
         gatewayCalls.set(event.payload.number, event.payload);
         break;
-      case EVENT.gatewayAnswer: {
-        const { number, status, usage, cost_usd } = event.payload;
-        const call = gatewayCalls.get(number);
-        const turn = call && answeredTurn(call, event.payload);
-        const summary = gatewayStepSummary(call, status);
-        trajectory.steps.push({
-          step: number,
-          content: turn?.content ? `${summary}\n${turn.content}` : summary,
-          usage: usage ?? { input: 0, cachedInput: 0, output: 0 },
-          cost_usd,
-          calls: (turn?.toolCalls ?? []).map((tool) => ({
-            id: tool.id,
-            tool: tool.name,
-            arguments: tool.arguments,
-            by_agent: true as const,
-          })),
-        });
+      case EVENT.gatewayAnswer:
+        trajectory.steps.push(gatewayStep(gatewayCalls.get(event.payload.number), event.payload));
         break;
-      }
       case EVENT.policyDecision: {
         const { allowed, rule, reason } = event.payload;
         withCall(trajectory, event.payload, (call) => {
@@ -184,18 +115,11 @@ export function readTrajectory(
         });
         break;
       }
-      case EVENT.toolResult: {
-        const { content, is_error, cached, outcome_unknown } = event.payload;
+      case EVENT.toolResult:
         withCall(trajectory, event.payload, (call) => {
-          call.result = {
-            content: clip(content),
-            is_error,
-            ...(cached ? { cached: true } : {}),
-            ...(outcome_unknown ? { outcome_unknown: true } : {}),
-          };
+          call.result = callResult(event.payload);
         });
         break;
-      }
       case EVENT.agentStopped:
         trajectory.stop = { reason: event.payload.stop_reason, detail: event.payload.detail };
         break;
@@ -205,25 +129,85 @@ export function readTrajectory(
         break;
       }
     }
-  }
-  const transcript = last(events, EVENT.agentTranscript);
-  if (transcript) trajectory.steps.push(...withTranscript(trajectory.steps, transcript.payload));
-  const staged = first(events, EVENT.workspaceStaged);
-  const sealed = last(events, EVENT.endStateSealed);
-  if (staged && sealed) {
-    trajectory.changes = changesOf(store, staged.payload.root, sealed.payload.root);
-    // A whole-container seal (a Harbor task's) starts from nothing staged: what the engine said
-    // of each path (added, modified, removed) is the change, shown with the sealed content.
-    const said = new Map(sealed.payload.changes.map((change) => [change.path, change.change]));
-    if (staged.payload.entries === 0 && said.size > 0) {
-      trajectory.changes = trajectory.changes.filter((change) => said.has(change.path)).map((
-        change,
-      ) => ({ ...change, change: said.get(change.path)! }));
-    }
-  }
-  return trajectory;
+  };
 }
 
+/** The step of a model's answer to the loop, with the compaction before it, if any. */
+function modelStep(
+  { response, step, cost_usd }: EventPayload<typeof EVENT.modelResponse>,
+  compaction: TrajectoryStep["compaction"],
+): TrajectoryStep {
+  return {
+    step,
+    content: response.content,
+    usage: response.usage,
+    cost_usd,
+    calls: response.toolCalls.map((call) => ({
+      id: call.id,
+      tool: call.name,
+      arguments: call.arguments,
+    })),
+    ...(compaction ? { compaction } : {}),
+  };
+}
+
+/**
+ * The step of an installed agent's model call through the gateway: a line saying what the call
+ * was, then what the model said; the tools it called are the agent's own.
+ */
+function gatewayStep(
+  call: EventPayload<typeof EVENT.gatewayCall> | undefined,
+  answer: EventPayload<typeof EVENT.gatewayAnswer>,
+): TrajectoryStep {
+  const { number, status, usage, cost_usd } = answer;
+  const turn = call && answeredTurn(call, answer);
+  const summary = gatewayStepSummary(call, status);
+  return {
+    step: number,
+    content: turn?.content ? `${summary}\n${turn.content}` : summary,
+    usage: usage ?? { input: 0, cachedInput: 0, output: 0 },
+    cost_usd,
+    calls: (turn?.toolCalls ?? []).map((tool) => ({
+      id: tool.id,
+      tool: tool.name,
+      arguments: tool.arguments,
+      by_agent: true as const,
+    })),
+  };
+}
+
+/** A tool result as a trajectory shows it: its content clipped, its marks kept. */
+function callResult(
+  { content, is_error, cached, outcome_unknown }: EventPayload<typeof EVENT.toolResult>,
+): NonNullable<TrajectoryCall["result"]> {
+  return {
+    content: clip(content),
+    is_error,
+    ...(cached ? { cached: true } : {}),
+    ...(outcome_unknown ? { outcome_unknown: true } : {}),
+  };
+}
+
+/**
+ * What the agent changed, from the staged workspace to the sealed end state. A whole-container
+ * seal (a Harbor task's) starts from nothing staged: what the engine said of each path (added,
+ * modified, removed) is the change, shown with the sealed content.
+ */
+function workspaceChanges(
+  store: Store,
+  staged: EventPayload<typeof EVENT.workspaceStaged>,
+  sealed: EventPayload<typeof EVENT.endStateSealed>,
+): TrajectoryChange[] {
+  const changes = changesOf(store, staged.root, sealed.root);
+  const said = new Map(sealed.changes.map((change) => [change.path, change.change]));
+  if (staged.entries !== 0 || said.size === 0) return changes;
+  return changes.filter((change) => said.has(change.path)).map((change) => ({
+    ...change,
+    change: said.get(change.path)!,
+  }));
+}
+
+/** Updates the call `at` names (its step and call id), if the trajectory has it. */
 function withCall(
   trajectory: Trajectory,
   at: { step: number; call_id: string },
@@ -249,6 +233,7 @@ function gatewayStepSummary(
   return `${what}: HTTP ${status}`;
 }
 
+/** The text of the request's first message (the task's instruction), from its blob. */
 function instructionOf(store: Store, first: string | undefined): string | null {
   if (first === undefined) return null;
   try {
@@ -258,6 +243,7 @@ function instructionOf(store: Store, first: string | undefined): string | null {
   }
 }
 
+/** The changes between two snapshots, with a line diff of each text file whose content changed. */
 function changesOf(store: Store, initialRoot: string, finalRoot: string): TrajectoryChange[] {
   const initial = loadSnapshot(store.blobs, initialRoot);
   const final = loadSnapshot(store.blobs, finalRoot);

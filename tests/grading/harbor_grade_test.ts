@@ -15,8 +15,9 @@ import { parseTar, type TarEntry } from "../../src/engine/tar.ts";
 import { openStore } from "../../src/store/store.ts";
 import type { HarborSettings } from "../../src/task/task.ts";
 
-// Copied from src/grading/harbor_grade.ts (not exported): the line the staging prints once the
-// sealed end state is unpacked, and the line the verifier's shell prints once the script ended.
+// Copied from src/grading/_harbor_staging.ts and _harbor_verifier.ts (not exported): the line the
+// staging prints once the sealed end state is unpacked, and the line the verifier's shell prints
+// once the script ended.
 const STAGED_MARK = "verdict: sealed end state staged";
 const END_MARK = "verdict: the verifier ended";
 const END_OF_LIST = "verdict: end of the list";
