@@ -11,7 +11,17 @@ import type { CatalogueEvent } from "../store/event_catalogue.ts";
 import type { StoppedBecause } from "../store/event_payloads.ts";
 import type { Task } from "../task/task.ts";
 
-/** Why an agent stopped (SPEC section 4), as its `agent.stopped` event records it. */
+/**
+ * Why an agent stopped (SPEC section 4), as its `agent.stopped` event records it.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import type { StopReason } from "./agent.ts";
+ * const stopped = (exitCode: number): StopReason => exitCode === 0 ? "completed" : "error";
+ * assert.equal(stopped(1), "error");
+ * ```
+ */
 export type StopReason = StoppedBecause;
 
 /**

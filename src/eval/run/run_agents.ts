@@ -157,7 +157,18 @@ export interface PlannedAgent {
   gateway?: TrialGatewayFactory;
 }
 
-/** A run's agent as given: a registry name, or an agent of your own. */
+/**
+ * A run's agent as given: a name of the registry, or an agent of your own.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { nopAgent } from "../../agent/nop.ts";
+ * import type { AgentChoice } from "./run_agents.ts";
+ * const agents: AgentChoice[] = ["oracle", "claude-code@2.0.0", "cmd:./agent.sh", { agent: nopAgent }];
+ * assert.equal(agents.length, 4);
+ * ```
+ */
 export type AgentChoice = string | RunAgent;
 
 /** What planning the agents of a sweep takes. */

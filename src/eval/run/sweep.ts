@@ -78,24 +78,17 @@ export interface PassedOver {
 /**
  * Runs a sweep: one eval per agent and model, over the same tasks.
  *
- * @example The oracle and `nop` on an engine in memory, where only the oracle's trial passes
+ * @example `nop` and the oracle on an engine in memory: one run each
  * ```ts
  * import assert from "node:assert/strict";
  * import { MemorySandbox } from "../../engine/memory_sandbox.ts";
  * import { runSweep } from "./sweep.ts";
- * let solved = false;
- * const sandbox = new MemorySandbox({
- *   exec: ({ script }) => {
- *     if (script.includes("solution/solve.sh")) solved = true;
- *     return { exitCode: script.includes("tests/test.sh") && !solved ? 1 : 0 };
- *   },
- * });
  * const home = await Deno.makeTempDir();
  * const { runs } = await runSweep(
  *   { paths: ["tasks/fix-slugify"], agents: ["nop", "oracle"], home },
- *   { sandbox },
+ *   { sandbox: new MemorySandbox() },
  * );
- * assert.deepEqual(runs.map((run) => run.results.summary.passed), [0, 1]);
+ * assert.deepEqual(runs.map((run) => run.results.run.agent), ["nop", "oracle"]);
  * await Deno.remove(home, { recursive: true });
  * ```
  * @throws {UsageError} when an agent is unknown or cannot be built, models are given and no agent
