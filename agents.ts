@@ -1,6 +1,6 @@
 /**
  * The words of agents and models, for writing your own: what an agent reports it counted, and
- * what a model backend reads and answers (the conversation, the tools on offer, the calls it
+ * why it stopped, and what a model backend reads and answers (the conversation, the tools on offer, the calls it
  * makes, the tokens it used). `TrialAgent`, `TrialContext` and `Model` are in the main module.
  *
  * @example A model backend that answers every request by finishing
@@ -38,5 +38,6 @@ export type {
 } from "./src/model/model.ts";
 export type { ProviderOptions, ReasoningEffort } from "./src/model/provider_options.ts";
 export { type RunCounters, ZERO_COUNTERS } from "./src/store/run_counters.ts";
+export { STOP_REASONS, type StopReason } from "./src/store/events/agent_events.ts";
 export type { Usd } from "./src/core/money.ts";
 export type { Rng } from "./src/core/rng.ts";

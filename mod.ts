@@ -88,7 +88,7 @@ export {
   loopWithModel,
   type RunAgent,
 } from "./src/eval/run/run_agents.ts";
-export type { AgentOutcome, StopReason, TrialAgent, TrialContext } from "./src/agent/agent.ts";
+export type { AgentOutcome, TrialAgent, TrialContext } from "./src/agent/agent.ts";
 export type { Model } from "./src/model/model.ts";
 export type { Clock } from "./src/core/clock.ts";
 export type { Sandbox } from "./src/engine/sandbox.ts";
@@ -106,7 +106,7 @@ export {
   type ResumeOptions,
   verifyEval,
   type VerifyOutcome,
-} from "./src/eval/run/recorded_runs.ts";
+} from "./src/library/recorded_runs.ts";
 export type { Results } from "./src/report/results.ts";
 export type { RunStats } from "./src/stats/run_stats.ts";
 export type { Comparison } from "./src/stats/compare.ts";

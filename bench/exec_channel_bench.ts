@@ -11,7 +11,7 @@
  * @module
  */
 import { stageTask } from "../src/eval/trial/staged_task.ts";
-import { trialContainerSpec } from "../src/eval/trial/trial_phases.ts";
+import { trialContainerSpec } from "../src/eval/trial/trial_scope.ts";
 import { Docker } from "../src/engine/docker.ts";
 import { DockerSandbox } from "../src/engine/docker_sandbox.ts";
 import { loadTask } from "../src/task/load_task.ts";

@@ -15,7 +15,7 @@ import { oracleAgent } from "../src/agent/oracle.ts";
 import { SplitMix64 } from "../src/core/rng.ts";
 import { readyHarborImages } from "../src/eval/setup/harbor_images.ts";
 import { stageTask } from "../src/eval/trial/staged_task.ts";
-import { trialContainerSpec } from "../src/eval/trial/trial_phases.ts";
+import { trialContainerSpec } from "../src/eval/trial/trial_scope.ts";
 import { gradeHarbor } from "../src/grading/harbor_grade.ts";
 import { sealContainer } from "../src/workspace/container_seal.ts";
 import { Docker } from "../src/engine/docker.ts";

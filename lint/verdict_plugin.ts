@@ -4,14 +4,23 @@
  * - `verdict/no-ambient-nondeterminism`: under `src/`, except {@linkcode DETERMINISM_EXEMPT}, no
  *   wall clock, high-resolution timer, `Math.random` or platform entropy; time and randomness come
  *   in through an injected `Clock` and a seeded `Rng`.
- * - `verdict/layered-imports`: under `src/`, imports follow {@linkcode LAYERS}.
+ * - `verdict/layered-imports`: under `src/`, imports follow {@linkcode LAYERS}
+ *   (lint/layered_imports.ts).
+ * - `verdict/max-file-lines` and `verdict/max-function-lines`: under `src/`, no file over 400
+ *   lines and no function over 80, except the debt listed in lint/size_debt.ts
+ *   (lint/size_limits.ts).
+ *
+ * Import circles need the whole tree at once, so they are checked by `deno task arch`
+ * (lint/import_circles.ts), not here.
  *
  * @module
  */
-import { dirname, join, normalize, relative } from "node:path";
 import { DETERMINISM_EXEMPT, LAYERS } from "./layers.ts";
+import { inSrc, projectPath } from "./_project_path.ts";
+import { layeredImports } from "./layered_imports.ts";
+import { maxFileLines, maxFunctionLines } from "./size_limits.ts";
+import { FILE_DEBT, FUNCTION_DEBT } from "./size_debt.ts";
 
-const PROJECT_ROOT = normalize(join(dirname(new URL(import.meta.url).pathname), ".."));
 const GLOBAL_OBJECTS = new Set(["globalThis", "window", "self"]);
 const FORBIDDEN_MEMBERS: Readonly<Record<string, string>> = {
   "Date.now": "the wall clock",
@@ -21,19 +30,6 @@ const FORBIDDEN_MEMBERS: Readonly<Record<string, string>> = {
   "crypto.getRandomValues": "platform entropy",
 };
 const ADVICE = "take a Clock or an Rng as a parameter (src/core/clock.ts, src/core/rng.ts)";
-
-/** The path of a linted file relative to the project root, with `/` separators. */
-function projectPath(filename: string): string {
-  const path = filename.startsWith("/") ? relative(PROJECT_ROOT, filename) : normalize(filename);
-  return path.replaceAll("\\", "/");
-}
-
-/** `src/<folder>/...` → folder; undefined for files outside `src/`. */
-function srcFolder(path: string): string | undefined {
-  const parts = path.split("/");
-  if (parts[0] !== "src") return undefined;
-  return parts.length > 2 ? parts[1] : "";
-}
 
 /** `globalThis.Date.now` → `Date.now`; undefined when the expression is not a plain dotted path. */
 function dottedName(node: Deno.lint.Node): string | undefined {
@@ -56,7 +52,7 @@ function isDateConstructor(node: Deno.lint.Node): boolean {
 const noAmbientNondeterminism: Deno.lint.Rule = {
   create(context) {
     const path = projectPath(context.filename);
-    if (srcFolder(path) === undefined || path === DETERMINISM_EXEMPT) return {};
+    if (!inSrc(path) || path === DETERMINISM_EXEMPT) return {};
     const report = (node: Deno.lint.Node, what: string, source: string) =>
       context.report({
         node,
@@ -91,63 +87,14 @@ const noAmbientNondeterminism: Deno.lint.Rule = {
   },
 };
 
-const layeredImports: Deno.lint.Rule = {
-  create(context) {
-    const path = projectPath(context.filename);
-    const folder = srcFolder(path);
-    if (folder === undefined) return {};
-    const check = (node: Deno.lint.Node, specifier: unknown) => {
-      if (typeof specifier !== "string" || !specifier.startsWith(".")) return;
-      const target = normalize(join(dirname(path), specifier)).replaceAll("\\", "/");
-      const message = layerViolation(folder, target);
-      if (message !== undefined) {
-        context.report({
-          node,
-          message,
-          hint: "move the shared code down a layer, or pass it in as a parameter (lint/layers.ts)",
-        });
-      }
-    };
-    return {
-      ImportDeclaration: (node) => check(node, node.source.value),
-      ExportNamedDeclaration: (node) => node.source && check(node, node.source.value),
-      ExportAllDeclaration: (node) => check(node, node.source.value),
-      ImportExpression(node) {
-        if (node.source.type === "Literal") check(node, node.source.value);
-      },
-    };
-  },
-};
-
-function layerViolation(folder: string, target: string): string | undefined {
-  if (!(folder in LAYERS)) {
-    return `src/${
-      folder || "(top level)"
-    } is not in the layer map; add the folder to lint/layers.ts`;
-  }
-  const targetFolder = srcFolder(target);
-  if (targetFolder === undefined) {
-    return `src/${folder} imports ${target}, outside src/: library code must not reach up into ` +
-      `the entry points`;
-  }
-  if (targetFolder === folder) return undefined;
-  const targetRank = LAYERS[targetFolder];
-  if (targetRank === undefined) {
-    return `src/${folder} imports from src/${targetFolder}, which is not in the layer map`;
-  }
-  if (targetRank >= LAYERS[folder]) {
-    return `src/${folder} (layer ${LAYERS[folder]}) may not import src/${targetFolder} ` +
-      `(layer ${targetRank}): imports go only to lower layers`;
-  }
-  return undefined;
-}
-
 /** The plugin, as `deno.json` loads it. */
 const plugin: Deno.lint.Plugin = {
   name: "verdict",
   rules: {
     "no-ambient-nondeterminism": noAmbientNondeterminism,
-    "layered-imports": layeredImports,
+    "layered-imports": layeredImports(LAYERS),
+    "max-file-lines": maxFileLines(FILE_DEBT),
+    "max-function-lines": maxFunctionLines(FUNCTION_DEBT),
   },
 };
 

@@ -105,3 +105,128 @@ export function yamlBlocks(markdown: string): string[] {
     match[1]
   );
 }
+
+/**
+ * The anchor GitHub gives a heading: lower case, punctuation dropped, each space a hyphen.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { headingAnchor } from "./_docs.ts";
+ * assert.equal(headingAnchor("`--shard K/N`: round-robin (issue 16)"), "--shard-kn-round-robin-issue-16");
+ * ```
+ */
+export function headingAnchor(title: string): string {
+  return title.trim().toLowerCase().replace(/[^\p{L}\p{N}\p{M} _-]/gu, "").replaceAll(" ", "-");
+}
+
+/** A heading of DECISIONS.md: its level, its title, its anchor and its line. */
+interface Heading {
+  level: number;
+  title: string;
+  anchor: string;
+  at: number;
+}
+
+const SUPERSEDED = "Superseded decisions";
+
+/**
+ * What keeps DECISIONS.md from being a file a reader can use, one line per problem: it must open
+ * with `## Index`, whose links name every area and every current entry (`###`); every `#anchor`
+ * link must name a heading; `## Superseded decisions` comes last, its areas as `###` and its
+ * entries as `####`, each with a `> Superseded by [title](#anchor)` line under its heading; a
+ * current entry may carry only a `> Partly superseded by [title](#anchor)` line; and every entry
+ * names its rejected alternative and its cost.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { decisionsProblems } from "./_docs.ts";
+ * const good = "# D\n\n## Index\n\n- [A](#a): [x](#x)\n\n## A\n\n### x\n\n- **Rejected:** y\n" +
+ *   "- **Cost:** z\n\n## Superseded decisions\n";
+ * assert.deepEqual(decisionsProblems(good), []);
+ * assert.deepEqual(decisionsProblems(good.replace("[x](#x)", "x")), [
+ *   "'x' is not linked from the index",
+ * ]);
+ * ```
+ */
+export function decisionsProblems(markdown: string): string[] {
+  const lines = markdown.split("\n");
+  const headings = lines.flatMap((line, at): Heading[] => {
+    const match = /^(#{2,4}) (.+)$/.exec(line);
+    return match
+      ? [{ level: match[1].length, title: match[2], anchor: headingAnchor(match[2]), at }]
+      : [];
+  });
+  const problems: string[] = [];
+  const parts = headings.filter((heading) => heading.level === 2);
+  const [index, afterIndex] = parts;
+  if (index?.title !== "Index" || headings[0] !== index || index.at > 15) {
+    problems.push("the file does not open with '## Index' within its first 15 lines");
+  }
+  const superseded = parts.at(-1)?.title === SUPERSEDED ? parts.at(-1)! : undefined;
+  if (superseded === undefined) problems.push(`'## ${SUPERSEDED}' is not the last part`);
+  const end = superseded?.at ?? lines.length;
+  const current = headings.filter((heading) => heading !== index && heading.at < end);
+  const old = headings.filter((heading) => heading.at > end);
+  // A superseded entry's area repeats the area's title, so only the entries' anchors must differ.
+  const named = headings.filter((heading) => !(heading.at > end && heading.level === 3));
+  if (new Set(named.map((heading) => heading.anchor)).size < named.length) {
+    problems.push("two headings share an anchor");
+  }
+  const anchors = new Set(headings.map((heading) => heading.anchor));
+  for (const target of linkTargets(markdown).filter((target) => target.startsWith("#"))) {
+    if (!anchors.has(target.slice(1))) problems.push(`a link to ${target}, which no heading has`);
+  }
+  const listed = new Set(linkTargets(lines.slice(index?.at ?? 0, afterIndex?.at).join("\n")));
+  for (const heading of current) {
+    if (!listed.has(`#${heading.anchor}`)) {
+      problems.push(`'${heading.title}' is not linked from the index`);
+    }
+  }
+  const areas = new Set(current.filter((heading) => heading.level === 2).map((h) => h.title));
+  problems.push(..._entryProblems(lines, headings, current, old, areas));
+  return problems;
+}
+
+// The notes under the entries' headings, their place, and their rejected alternative and cost.
+function _entryProblems(
+  lines: string[],
+  headings: Heading[],
+  current: Heading[],
+  old: Heading[],
+  areas: Set<string>,
+): string[] {
+  const problems: string[] = [];
+  const bodyOf = (heading: Heading) =>
+    lines.slice(heading.at + 1, headings[headings.indexOf(heading) + 1]?.at ?? lines.length);
+  for (const heading of [...current, ...old]) {
+    if (heading.level === 2) continue;
+    const inOld = old.includes(heading);
+    if (inOld && heading.level === 3) {
+      if (!areas.has(heading.title)) problems.push(`'${heading.title}' is not an area of the file`);
+      continue;
+    }
+    const body = bodyOf(heading);
+    const quote: string[] = [];
+    for (let at = body.findIndex((line) => line.trim() !== ""); body[at]?.startsWith(">"); at++) {
+      quote.push(body[at].replace(/^> ?/, ""));
+    }
+    const note = quote.join(" ");
+    if (inOld && !/^Superseded by \[[^\]]+\]\(#[^)]+\)/.test(note)) {
+      problems.push(`'${heading.title}' has no 'Superseded by [title](#anchor)' line`);
+    }
+    if (!inOld && /^Superseded by/.test(note)) {
+      problems.push(`'${heading.title}' is superseded but sits among today's entries`);
+    }
+    if (!inOld && /^Partly superseded by/.test(note) && !/\]\(#[^)]+\)/.test(note)) {
+      problems.push(`'${heading.title}' is partly superseded by nothing it links`);
+    }
+    const text = body.join("\n");
+    if (!/\bRejected\b/.test(text)) {
+      problems.push(`'${heading.title}' names no rejected alternative`);
+    }
+    if (!/\bCost\b/.test(text)) problems.push(`'${heading.title}' names no cost`);
+  }
+  return problems;
+}

@@ -14,7 +14,14 @@ import { parsePolicy } from "../src/policy/policy_file.ts";
 import { parseGate } from "../src/stats/gate.ts";
 import { parseManifest } from "../src/task/load_task.ts";
 import { PROJECT_ROOT } from "./_verdict.ts";
-import { commandSections, documentedFlags, flagsOf, linkTargets, yamlBlocks } from "./_docs.ts";
+import {
+  commandSections,
+  decisionsProblems,
+  documentedFlags,
+  flagsOf,
+  linkTargets,
+  yamlBlocks,
+} from "./_docs.ts";
 
 const DOCS = join(PROJECT_ROOT, "docs");
 
@@ -177,4 +184,41 @@ Deno.test("every YAML example in the docs parses, with Verdict's parser where it
     }
   }
   assert(parsed >= 5, `only ${parsed} YAML examples found`);
+});
+
+Deno.test("DECISIONS.md opens with an index by area; superseded entries sit below today's", async () => {
+  const problems = decisionsProblems(await Deno.readTextFile(join(PROJECT_ROOT, "DECISIONS.md")));
+  assert.deepEqual(problems, [], `DECISIONS.md:\n${problems.join("\n")}`);
+});
+
+Deno.test("the DECISIONS.md check finds a planted violation of each kind", () => {
+  const entry = (title: string, note = "") =>
+    `${title}\n\n${note}- **Chose:** x\n- **Rejected:** y\n- **Cost:** z\n\n`;
+  const planted = [
+    "# Decisions\n\n## Index\n\n- [Area](#area): [new](#new), [gone](#gone), [lost](#missing)\n\n",
+    "## Area\n\n",
+    entry("### new", "> Partly superseded by a later entry.\n\n"),
+    entry("### unlisted"),
+    entry("### gone", "> Superseded by [new](#new): moved.\n\n"),
+    "### bare\n\n- **Chose:** x\n\n",
+    "## Superseded decisions\n\n### Nowhere\n\n",
+    entry("#### old", "> Replaced.\n\n"),
+  ].join("");
+  assert.deepEqual(decisionsProblems(planted), [
+    "a link to #missing, which no heading has",
+    "'unlisted' is not linked from the index",
+    "'bare' is not linked from the index",
+    "'new' is partly superseded by nothing it links",
+    "'gone' is superseded but sits among today's entries",
+    "'bare' names no rejected alternative",
+    "'bare' names no cost",
+    "'Nowhere' is not an area of the file",
+    "'old' has no 'Superseded by [title](#anchor)' line",
+  ]);
+  assert.deepEqual(
+    decisionsProblems(`# D\n\n${planted.slice(planted.indexOf("## Area"))}`).slice(0, 1),
+    [
+      "the file does not open with '## Index' within its first 15 lines",
+    ],
+  );
 });

@@ -9,8 +9,7 @@
 import { UsageError } from "../core/errors.ts";
 import { parseModelSpec } from "../model/model_spec.ts";
 import type { Kit } from "../kit/kit_store.ts";
-import { EVENT, event } from "../store/event_catalogue.ts";
-import type { AgentTranscriptPayload } from "../store/event_payloads.ts";
+import { EVENT, event, type EventPayload } from "../store/event_catalogue.ts";
 import { ZERO_COUNTERS } from "../store/run_counters.ts";
 import type { AgentOutcome } from "./agent.ts";
 import type { InstalledAgent } from "./cmd_agent.ts";
@@ -27,7 +26,7 @@ export interface KitAgentRecipe {
   /** What to run, the instruction being in `$VERDICT_INSTRUCTION_FILE`. */
   run: Omit<InstalledRun, "maxOutputBytes">;
   /** Reads the CLI's stdout into transcript steps. */
-  read(stdout: string): Omit<AgentTranscriptPayload, "agent">;
+  read(stdout: string): Omit<EventPayload<typeof EVENT.agentTranscript>, "agent">;
 }
 
 /** The installed agent of `kit`, run and read as `recipe` says. */

@@ -8,21 +8,11 @@ import type { Rng } from "../core/rng.ts";
 import type { RunCounters } from "../store/run_counters.ts";
 import type { SandboxContainer } from "../engine/sandbox.ts";
 import type { CatalogueEvent } from "../store/event_catalogue.ts";
-import type { StoppedBecause } from "../store/event_payloads.ts";
+import type { StopReason } from "../store/events/agent_events.ts";
 import type { Task } from "../task/task.ts";
 
-/**
- * Why an agent stopped (SPEC section 4), as its `agent.stopped` event records it.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import type { StopReason } from "./agent.ts";
- * const stopped = (exitCode: number): StopReason => exitCode === 0 ? "completed" : "error";
- * assert.equal(stopped(1), "error");
- * ```
- */
-export type StopReason = StoppedBecause;
+// Why an agent stopped is listed once, with the events that record it.
+export type { StopReason };
 
 /**
  * What an agent gets to work with in its trial: the task, the trial's container with the

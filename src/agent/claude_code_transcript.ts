@@ -16,7 +16,8 @@
  *
  * @module
  */
-import type { AgentTranscriptPayload, TranscriptStep } from "../store/event_payloads.ts";
+import type { EVENT, EventPayload } from "../store/event_catalogue.ts";
+import type { TranscriptStep } from "../store/events/agent_events.ts";
 import { isObject, type Json, jsonLines, jsonText, stringOr } from "./_transcript_lines.ts";
 
 /** The name of Claude Code's shell tool, whose `command` input is the command it runs. */
@@ -50,7 +51,9 @@ const SHELL_TOOL = "Bash";
  * assert.equal(transcript.unread_lines, 0);
  * ```
  */
-export function readClaudeCodeTranscript(stdout: string): Omit<AgentTranscriptPayload, "agent"> {
+export function readClaudeCodeTranscript(
+  stdout: string,
+): Omit<EventPayload<typeof EVENT.agentTranscript>, "agent"> {
   const steps: TranscriptStep[] = [];
   let durationMs: number | null = null;
   let unread = 0;

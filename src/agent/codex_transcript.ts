@@ -20,7 +20,8 @@
  *
  * @module
  */
-import type { AgentTranscriptPayload, TranscriptStep } from "../store/event_payloads.ts";
+import type { EVENT, EventPayload } from "../store/event_catalogue.ts";
+import type { TranscriptStep } from "../store/events/agent_events.ts";
 import { isObject, type Json, jsonLines, jsonText, stringOr } from "./_transcript_lines.ts";
 
 /** The events that announce, frame or count a turn, which add no step. */
@@ -51,7 +52,9 @@ const FRAMING: ReadonlySet<unknown> = new Set([
  * assert.equal(transcript.duration_ms, null);
  * ```
  */
-export function readCodexTranscript(stdout: string): Omit<AgentTranscriptPayload, "agent"> {
+export function readCodexTranscript(
+  stdout: string,
+): Omit<EventPayload<typeof EVENT.agentTranscript>, "agent"> {
   const steps: TranscriptStep[] = [];
   let unread = 0;
   for (const line of jsonLines(stdout)) {

@@ -7,7 +7,7 @@
  *
  * @module
  */
-import type { ContextCompactedPayload } from "../store/event_payloads.ts";
+import type { EVENT, EventPayload } from "../store/event_catalogue.ts";
 import type { Message, ToolSchema } from "../model/model.ts";
 import { MESSAGE_OVERHEAD, messageTokens, type TokenCounter, toolTokens } from "../model/tokens.ts";
 import { truncateMiddle } from "../tools/truncate.ts";
@@ -23,7 +23,7 @@ export interface ContextBudget {
 }
 
 /** What one compaction did, as its `context.compacted` event records it (less the step). */
-export type Compaction = Omit<ContextCompactedPayload, "step">;
+export type Compaction = Omit<EventPayload<typeof EVENT.contextCompacted>, "step">;
 
 /** The outcome of fitting. */
 export type FitOutcome =

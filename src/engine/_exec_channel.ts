@@ -4,12 +4,14 @@
  * a command costs a few forks in the container instead of a `docker exec` (a CLI process, an API
  * call and a runtime exec each).
  *
- * The server is plain POSIX `sh` with `setsid` and `base64`, which busybox and Debian both have.
- * A request is one line, `SEQ SCRIPT INPUT KEEP`: the script and stdin in base64 (stdin `-` for
- * none) and how many bytes of each output to keep. The command runs in a session of its own
- * (`setsid`, so a deadline can kill it with everything it started, as `docker exec` commands are
- * killed), its stdin from a file or `/dev/null`, its stdout and stderr into files. The server
- * answers `started SEQ SID` as soon as it runs, then, once its main process exits,
+ * The server ({@linkcode CHANNEL_SERVER} in `_shell_programs.ts`) is plain POSIX `sh` with `setsid`
+ * and `base64`, which busybox and Debian both have. A request is one line of shell-quoted words,
+ * `SEQ KEEP INPUT WORKDIR SCRIPT NAME=VALUE...`: how many bytes of each output to keep, stdin in
+ * base64 (`-` for none), then the workdir, the script and the environment. The command runs in a
+ * session of its own (`setsid`, so a deadline can kill it with everything it started, as
+ * `docker exec` commands are killed), its stdin from a file or `/dev/null`, its stdout and stderr
+ * into files. The server answers `started SEQ SID` as soon as it runs, then, once its main process
+ * exits,
  * `done SEQ CODE OUT_TOTAL OUT_KEPT ERR_TOTAL ERR_KEPT` followed by the kept bytes of stdout and
  * stderr (the whole of each, or its first and last `KEEP / 2` bytes). Background children left
  * running write to files nobody reads, never into the channel.
@@ -21,6 +23,7 @@ import { killQuietly } from "./_kill_quietly.ts";
 import type { Docker } from "./docker.ts";
 import { within } from "./_within.ts";
 import { shellQuote } from "../core/shell_quote.ts";
+import { CHANNEL_READY, CHANNEL_SERVER } from "./_shell_programs.ts";
 
 const OUTPUT_DEADLINE_MS = 30_000;
 
@@ -33,53 +36,6 @@ export const MAX_CHANNEL_INPUT = 48 * 1024;
 
 /** What {@linkcode ExecChannel.lost} says once its owner killed it (not a loss to record). */
 export const KILLED = "killed";
-
-const READY = "verdict-channel ready";
-
-/** What a command whose workdir is missing prints (`docker exec` fails the same way). */
-export const NO_WORKDIR = "verdict-channel: no such workdir";
-
-const SERVER = `command -v setsid >/dev/null 2>&1 && command -v base64 >/dev/null 2>&1 || {
-  echo "verdict-channel: the image has no setsid or base64"; exit 1; }
-dir=/tmp/.verdict-exec-$(id -u)-$$
-mkdir -m 700 "$dir" || exit 1
-nl='
-'
-sized() {
-  total=0; kept=0
-  [ -s "$1" ] || return 0
-  total=$(wc -c < "$1"); total=\${total##* }
-  kept=$total; [ "$total" -le $((half * 2)) ] || kept=$((half * 2))
-}
-emit() {
-  [ "$2" -gt 0 ] || return 0
-  if [ "$2" -lt "$3" ]; then head -c "$half" "$1"; tail -c "$half" "$1"
-  else head -c "$2" "$1"; fi
-}
-echo "${READY}"
-while IFS= read -r request; do
-  eval "set -- $request"
-  seq=$1; half=$(($2 / 2)); input=$3; workdir=$4; script=$5; shift 5
-  from=/dev/null
-  if [ "$input" != - ]; then
-    from="$dir/$seq.in"
-    printf '%s' "$input" | base64 -d > "$from" || { echo "refused $seq"; continue; }
-  fi
-  (
-    [ -d "$workdir" ] && cd -- "$workdir" 2>/dev/null || { echo "${NO_WORKDIR}" >&2; exit 126; }
-    for pair do export "$pair"; done
-    exec setsid sh -c "$script"
-  ) < "$from" > "$dir/$seq.out" 2> "$dir/$seq.err" &
-  echo "started $seq $!"
-  wait "$!"
-  code=$?
-  sized "$dir/$seq.out"; out_total=$total; out_kept=$kept
-  sized "$dir/$seq.err"; err_total=$total; err_kept=$kept
-  echo "done $seq $code $out_total $out_kept $err_total $err_kept"
-  emit "$dir/$seq.out" "$out_kept" "$out_total"
-  emit "$dir/$seq.err" "$err_kept" "$err_total"
-  [ $((seq % 16)) -ne 0 ] || rm -f "$dir"/*
-done`;
 
 /** One command for the channel. */
 export interface ChannelRequest {
@@ -143,7 +99,7 @@ export class ExecChannel {
       this.#lost ??= `the channel's process ended${said ? `: ${said}` : ""}`;
     });
     this.#ready = this.#reader.line().then((line) => {
-      if (line === READY) return true;
+      if (line === CHANNEL_READY) return true;
       this.#lost ??= line === undefined
         ? "the channel's process ended before it was ready"
         : `the channel did not start: ${line}`;
@@ -165,7 +121,7 @@ export class ExecChannel {
       ...(busybox ? [busybox] : []),
       "sh",
       "-c",
-      SERVER,
+      CHANNEL_SERVER,
     ], { stdin: true });
     return new ExecChannel(child, user);
   }

@@ -8,15 +8,20 @@
  */
 import { formatUsd } from "../core/money.ts";
 import type { Expect, Same } from "../core/same_type.ts";
-import { all, type CatalogueEvent, EVENT, event } from "../store/event_catalogue.ts";
+import {
+  all,
+  type CatalogueEvent,
+  EVENT,
+  event,
+  type EventPayload,
+} from "../store/event_catalogue.ts";
 import type { StoredEvent } from "../store/event_log.ts";
-import type { GatewayAnswerPayload, GatewayCallPayload } from "../store/event_payloads.ts";
 import type { Price } from "../model/prices.ts";
 import type { GatewayAnswer, GatewayCall, WireFormat } from "./gateway.ts";
 import { callCost } from "./ledger.ts";
 
 // The recorded format is the contract's: a format added to one and not the other fails `deno check`.
-type _FormatsMatch = Expect<Same<WireFormat, GatewayCallPayload["format"]>>;
+type _FormatsMatch = Expect<Same<WireFormat, EventPayload<typeof EVENT.gatewayCall>["format"]>>;
 
 /**
  * The events that record one exchange, for the trial's `record`.
@@ -65,9 +70,9 @@ export function recordExchange(
 /** One recorded exchange, as read back from a log. */
 export interface RecordedExchange {
   /** The call. */
-  call: GatewayCallPayload;
+  call: EventPayload<typeof EVENT.gatewayCall>;
   /** Its answer. */
-  answer: GatewayAnswerPayload;
+  answer: EventPayload<typeof EVENT.gatewayAnswer>;
 }
 
 /**

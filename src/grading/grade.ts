@@ -27,6 +27,7 @@ import { packOwnedTar } from "../engine/tar.ts";
 import { packWorkspaceTar } from "../workspace/workspace_tar.ts";
 import type { BlobStore } from "../store/blob_store.ts";
 import type { RunCounters } from "../store/run_counters.ts";
+import type { Bucket, Verdict } from "../store/trial_record.ts";
 import type { TreeEntry } from "../task/file_tree.ts";
 import type { Task } from "../task/task.ts";
 import { evidenceProblem, readEvidence, type TestCounts, TESTS_REPORT } from "./_evidence.ts";
@@ -37,9 +38,6 @@ import { checkRequirements, type RequirementResult } from "./requirements.ts";
 
 /** Where `tests/` is staged in the grading container. */
 export const TESTS_PATH = "/verdict/tests";
-
-/** The failure buckets of SPEC section 6, and `pass`. */
-export type Bucket = "pass" | "agent_failure" | "evaluator_error" | "infrastructure_error";
 
 /** One run of a grading script. */
 export interface ScriptRun {
@@ -61,7 +59,7 @@ export interface ScriptRun {
 /** A trial's grade. */
 export interface Grade {
   /** Pass or fail. */
-  verdict: "pass" | "fail";
+  verdict: Verdict;
   /** Where a failure belongs. */
   bucket: Bucket;
   /** Why, in one line. */

@@ -11,7 +11,8 @@
  *
  * @module
  */
-import type { AgentTranscriptPayload, TranscriptStep } from "../store/event_payloads.ts";
+import type { EVENT, EventPayload } from "../store/event_catalogue.ts";
+import type { TranscriptStep } from "../store/events/agent_events.ts";
 import { clip } from "./_clip.ts";
 import type { TrajectoryCall, TrajectoryStep } from "./trajectory.ts";
 
@@ -49,7 +50,7 @@ export const UNMATCHED_CALLS =
  */
 export function withTranscript(
   steps: TrajectoryStep[],
-  transcript: AgentTranscriptPayload,
+  transcript: EventPayload<typeof EVENT.agentTranscript>,
 ): TrajectoryStep[] {
   const results = new Map<string, TranscriptResult>();
   for (const step of transcript.steps) if (step.type === "tool_result") results.set(step.id, step);

@@ -6,7 +6,7 @@
  */
 import type { Store } from "../store/store.ts";
 import type { RunRecord } from "../store/run_table.ts";
-import type { Bucket, TrialRecord } from "../store/trial_record.ts";
+import { type Bucket, BUCKETS, type TrialRecord } from "../store/trial_record.ts";
 
 /** The schema tag of `results.json`. */
 export const RESULTS_SCHEMA = "verdict.results/1";
@@ -106,12 +106,8 @@ export function buildResults(store: Store, run: RunRecord): Results {
       ? [inDeclaredOrder(session.result)]
       : []
   );
-  const buckets: Record<Bucket, number> = {
-    pass: 0,
-    agent_failure: 0,
-    evaluator_error: 0,
-    infrastructure_error: 0,
-  };
+  const buckets = {} as Record<Bucket, number>;
+  for (const bucket of BUCKETS) buckets[bucket] = 0;
   for (const trial of trials) buckets[trial.bucket]++;
   const unfinished = sessions.filter((session) =>
     session.status !== "finished" || session.result === null

@@ -7,8 +7,7 @@
  *
  * @module
  */
-import { EVENT, readEvent } from "../store/event_catalogue.ts";
-import type { RecordedUsage } from "../store/event_payloads.ts";
+import { EVENT, type EventPayload, readEvent } from "../store/event_catalogue.ts";
 import type { Store } from "../store/store.ts";
 import type { CacheTokens } from "./prompt_cache.ts";
 
@@ -38,7 +37,7 @@ const ANSWERS: ReadonlySet<string> = new Set([EVENT.modelResponse, EVENT.gateway
  */
 export function runCacheTokens(store: Store, run: string): CacheTokens {
   const tokens: CacheTokens = { uncached: 0, read: 0, written: 0 };
-  const add = (usage: RecordedUsage | null) => {
+  const add = (usage: EventPayload<typeof EVENT.gatewayAnswer>["usage"]) => {
     if (usage === null) return;
     tokens.uncached += usage.input;
     tokens.read += usage.cachedInput;

@@ -1,9 +1,15 @@
 /**
- * Every kind of event a session's log holds, with its payload as a zod schema: the record's
- * format, written down once. Writers build events with {@linkcode event} (the payload is checked
- * against its kind at compile time); readers get payloads back through {@linkcode last},
- * {@linkcode first} and {@linkcode readEvent}, which check them at run time, so a record in a
- * shape this version does not know is refused with its place named instead of misread.
+ * Every kind of event a session's log holds, each defined once: in its family's file under
+ * `events/` (trial, agent, model, tool, workspace, gateway), as the zod schema of its payload
+ * described with what the event means. Everything else is derived from those definitions: the
+ * kinds ({@linkcode EventKind}), their payload types ({@linkcode EventPayload}), the constants
+ * that name them ({@linkcode EVENT}) and the kinds whose `root` is a snapshot
+ * ({@linkcode SNAPSHOT_KINDS}). Adding a kind is adding one entry to its family's file.
+ *
+ * Writers build events with {@linkcode event} (the payload is checked against its kind at compile
+ * time); readers get payloads back through {@linkcode last}, {@linkcode first} and
+ * {@linkcode readEvent}, which check them at run time, so a record in a shape this version does not
+ * know is refused with its place named instead of misread.
  *
  * The payloads are the JSON a log stores, so their field names are the stored ones. Fields that
  * older records lack are optional. Changing a schema changes what old records must look like:
@@ -13,291 +19,107 @@
  */
 import { z } from "zod";
 import { CorruptionError } from "../core/errors.ts";
-import type { Expect, Same } from "../core/same_type.ts";
 import type { StoredEvent } from "./event_log.ts";
-import type { EventPayloads } from "./event_payloads.ts";
-import { BUCKETS, VERDICTS } from "./trial_record.ts";
-
-const hash = z.string();
-const count = z.number().int().nonnegative();
-
-const stopReason = z.enum([
-  "completed",
-  "max_steps",
-  "timeout",
-  "budget",
-  "refused",
-  "truncated",
-  "error",
-]);
-
-const tokens = z.object({ input: count, output: count });
-
-const usage = z.object({
-  input: count,
-  cachedInput: count,
-  cacheWriteInput: count.optional(),
-  output: count,
-});
-
-const toolCall = z.object({ id: z.string(), name: z.string(), arguments: z.string() });
-
-const response = z.object({
-  content: z.string(),
-  toolCalls: z.array(toolCall),
-  finish: z.enum(["stop", "tool_calls", "length", "refusal"]),
-  usage,
-});
-
-const snapshotChange = z.object({
-  path: z.string(),
-  change: z.enum(["added", "removed", "modified"]),
-  aspects: z.array(z.enum(["content", "mode", "type", "target"])).optional(),
-});
-
-const checkResult = z.object({ kind: z.string(), passed: z.boolean(), detail: z.string() });
-
-const requirementResult = z.object({
-  key: z.string(),
-  passed: z.boolean(),
-  detail: z.string(),
-  modelOnly: z.boolean(),
-});
-
-const chainedScript = z.object({
-  script: z.string(),
-  exit_code: z.number().int(),
-  timed_out: z.boolean(),
-});
-
-const verdict = z.enum(VERDICTS);
-const bucket = z.enum(BUCKETS);
-
-const counters = z.object({
-  steps: count,
-  toolCalls: count,
-  compactions: count,
-  deniedCalls: count,
-  totalTokens: count,
-  finished: z.boolean(),
-  resumed: z.boolean(),
-  /** Dollars in micro-units as a decimal string (a bigint), or null when unpriced. */
-  cost_usd: z.string().nullable(),
-});
-
-const stepCall = { step: count, call_id: z.string(), tool: z.string() };
-
-const SCHEMAS = {
-  /** A trial began: which task, which repeat, which agent, on which image. */
-  "trial.started": z.object({
-    task: z.string(),
-    repeat: count,
-    agent: z.string(),
-    image: z.string(),
-  }),
-  /** An interrupted trial went on: from which phase, in which container, from which snapshot. */
-  "trial.resumed": z.union([
-    z.object({ phase: z.literal("grade"), root: hash }),
-    z.object({
-      phase: z.enum(["agent", "seal"]),
-      container: z.enum(["reused", "restored"]),
-      root: hash,
-    }),
-  ]),
-  /** The task's workspace was staged: the root of its snapshot. */
-  "workspace.staged": z.object({ root: hash, entries: count }),
-  /** The oracle applied the reference solution. */
-  "agent.oracle": z.object({
-    exit_code: z.number().int(),
-    timed_out: z.boolean(),
-    stdout: z.string(),
-    stderr: z.string(),
-  }),
-  /** The nop agent did nothing. */
-  "agent.nop": z.object({}),
-  /** An installed agent's command ran. */
-  "agent.cmd": z.object({
-    command: z.string(),
-    exit_code: z.number().int(),
-    timed_out: z.boolean(),
-    stdout: z.string(),
-    stderr: z.string(),
-  }),
-  /** An installed agent's own transcript, read into steps. */
-  "agent.transcript": z.object({
-    agent: z.string(),
-    steps: z.array(z.discriminatedUnion("type", [
-      z.object({ type: z.literal("message"), text: z.string() }),
-      z.object({
-        type: z.literal("tool_call"),
-        id: z.string(),
-        name: z.string(),
-        command: z.string().nullable(),
-        input: z.string(),
-      }),
-      z.object({
-        type: z.literal("tool_result"),
-        id: z.string(),
-        output: z.string(),
-        is_error: z.boolean(),
-        exit_code: z.number().int().nullable(),
-      }),
-    ])),
-    duration_ms: z.number().nonnegative().nullable(),
-    unread_lines: count,
-  }),
-  /** The loop began: its model, policy, tools, prompt and limits. */
-  "loop.started": z.object({
-    model: z.string(),
-    policy: z.string(),
-    policy_sha256: hash,
-    tools: z.array(z.string()),
-    system_prompt_sha256: hash,
-    limits: z.record(z.string(), z.unknown()),
-    context: z.record(z.string(), z.unknown()),
-  }),
-  /** The context was compacted before a step. */
-  "context.compacted": z.object({
-    step: count,
-    strategy: z.enum(["truncate", "summarize"]),
-    removedMessages: count,
-    removedTokens: count,
-    shortenedResults: count,
-    tokensBefore: count,
-    tokensAfter: count,
-    summary: z.string().optional(),
-  }),
-  /** A request to the model: its fingerprint and the blob hashes of its new parts. */
-  "model.request": z.object({
-    step: count,
-    fingerprint: hash,
-    request: z.object({
-      system: hash,
-      tools: hash,
-      max_output_tokens: count,
-      parameters: z.object({
-        temperature: z.number().optional(),
-        reasoning_effort: z.enum(["low", "medium", "high"]).optional(),
-        headers: z.record(z.string(), z.string()).optional(),
-      }).optional(),
-      messages: z.array(hash),
-      prefix: count,
-    }),
-  }),
-  /** A provider call failed and is tried again. */
-  "model.retry": z.object({
-    attempt: count,
-    status: z.number().int().nullable(),
-    message: z.string(),
-    waitMs: count,
-  }),
-  /** The model's answer, and what it cost (dollars as a decimal string, or null unpriced). */
-  "model.response": z.object({
-    step: count,
-    response,
-    cost_usd: z.string().nullable(),
-  }),
-  /** The policy's decision on a tool call. */
-  "policy.decision": z.object({
-    ...stepCall,
-    allowed: z.boolean(),
-    rule: z.number().int().nullable(),
-    reason: z.string(),
-    subject: z.string(),
-  }),
-  /** A tool call is about to run (written before it runs, so a crash leaves its trace). */
-  "tool.intent": z.object({
-    ...stepCall,
-    arguments: z.record(z.string(), z.unknown()),
-    idempotency_key: z.string(),
-    idempotent: z.boolean(),
-  }),
-  /** A tool call's result. */
-  "tool.result": z.object({
-    ...stepCall,
-    content: z.string(),
-    is_error: z.boolean(),
-    finish: z.literal(true).optional(),
-    idempotency_key: z.string().optional(),
-    cached: z.literal(true).optional(),
-    outcome_unknown: z.literal(true).optional(),
-  }),
-  /** The workspace after a tool call that changed it. */
-  "workspace.snapshot": z.object({ step: count, call_id: z.string(), root: hash }),
-  /** The loop stopped, and why. */
-  "loop.stopped": z.object({ stop_reason: stopReason, detail: z.string().nullable() }),
-  /** The agent stopped: enough to rebuild its outcome on resume. */
-  "agent.stopped": z.object({
-    stop_reason: stopReason,
-    detail: z.string().nullable(),
-    counters,
-    tokens,
-    exec_channel_lost: z.string().optional(),
-  }),
-  /** The end state was sealed: its snapshot root and how it differs from the staged one. */
-  "end_state.sealed": z.object({ root: hash, changes: z.array(snapshotChange) }),
-  /** Grading decided (scripts' exit codes chained; their output goes to the results only). */
-  "grading.finished": z.object({
-    verdict,
-    bucket,
-    reason: z.string(),
-    checks: z.array(checkResult),
-    requirements: z.array(requirementResult),
-    success: chainedScript.nullable(),
-    canary: chainedScript.nullable(),
-    reward: z.number().optional(),
-  }),
-  /**
-   * Closes a finished session's log, in the same transaction as the session's result, so
-   * `verify` holds the result to the chain: the summary less its wall time.
-   */
-  "trial.verdict": z.object({
-    verdict,
-    bucket,
-    reason: z.string(),
-    steps: count,
-    tokens,
-    cost_usd: z.number().nullable(),
-    reward: z.number().optional(),
-  }),
-  /** A model call an agent made through the gateway: the request body as sent. */
-  "gateway.call": z.object({
-    number: count,
-    format: z.enum(["chat_completions", "responses", "messages"]),
-    stream: z.boolean(),
-    model: z.string(),
-    body: z.string(),
-  }),
-  /** What answered a gateway call, with its tokens and cost (dollars as decimal text, or null). */
-  "gateway.answer": z.object({
-    number: count,
-    status: z.number().int(),
-    content_type: z.string(),
-    body: z.string(),
-    usage: usage.nullable(),
-    cost_usd: z.string().nullable(),
-  }),
-};
-
-// Each schema reads exactly its documented payload: a field added to, dropped from or retyped in
-// either one fails `deno check`.
-type _SchemasMatchPayloads = Expect<
-  Same<{ [K in keyof typeof SCHEMAS]: z.output<(typeof SCHEMAS)[K]> }, EventPayloads>
->;
+import { SNAPSHOT_ROOT } from "./events/_fields.ts";
+import { AGENT_EVENTS } from "./events/agent_events.ts";
+import { GATEWAY_EVENTS } from "./events/gateway_events.ts";
+import { MODEL_EVENTS } from "./events/model_events.ts";
+import { TOOL_EVENTS } from "./events/tool_events.ts";
+import { TRIAL_EVENTS } from "./events/trial_events.ts";
+import { WORKSPACE_EVENTS } from "./events/workspace_events.ts";
 
 /**
- * Every event kind and the schema of its payload (see `event_payloads.ts` for the payloads).
+ * Every event kind, by family (one file each under `src/store/events/`): kind → the zod schema
+ * of its payload, described with what the event means.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { EVENT_FAMILIES } from "./event_catalogue.ts";
+ * assert.equal(EVENT_FAMILIES.agent["agent.nop"].description, "The nop agent did nothing.");
+ * ```
  */
-export const EVENT_SCHEMAS: { readonly [K in EventKind]: z.ZodType<EventPayloads[K]> } = SCHEMAS;
+export const EVENT_FAMILIES = {
+  trial: TRIAL_EVENTS,
+  agent: AGENT_EVENTS,
+  model: MODEL_EVENTS,
+  tool: TOOL_EVENTS,
+  workspace: WORKSPACE_EVENTS,
+  gateway: GATEWAY_EVENTS,
+};
 
-/** An event kind. */
-export type EventKind = keyof EventPayloads;
+/** An event kind, such as `model.request`: one defined in {@linkcode EVENT_FAMILIES}. */
+export type EventKind = {
+  [F in keyof typeof EVENT_FAMILIES]: keyof (typeof EVENT_FAMILIES)[F];
+}[keyof typeof EVENT_FAMILIES];
 
-/** The payload of a kind. */
-export type EventPayload<K extends EventKind> = EventPayloads[K];
+/** The zod schema of a kind's payload. */
+export type EventSchema<K extends EventKind> = {
+  [F in keyof typeof EVENT_FAMILIES]: K extends keyof (typeof EVENT_FAMILIES)[F]
+    ? (typeof EVENT_FAMILIES)[F][K]
+    : never;
+}[keyof typeof EVENT_FAMILIES];
+
+/** The payload of a kind: what its schema reads (its Standard Schema output). */
+export type EventPayload<K extends EventKind> = EventSchema<K> extends
+  { "~standard": { types?: { output: infer Payload } } } ? Payload : never;
+
+/**
+ * The name of a kind's constant in {@linkcode EVENT}: the kind in camel case, so
+ * `end_state.sealed` is `EVENT.endStateSealed`.
+ */
+export type EventConstant<K extends string> = K extends `${infer Head}.${infer Tail}`
+  ? `${EventConstant<Head>}${Capitalize<EventConstant<Tail>>}`
+  : K extends `${infer Head}_${infer Tail}` ? `${Head}${Capitalize<EventConstant<Tail>>}`
+  : K;
 
 /** An event of the catalogue: a union discriminated on `kind`. */
 export type CatalogueEvent = { [K in EventKind]: { kind: K; payload: EventPayload<K> } }[EventKind];
+
+/**
+ * Every kind and the schema of its payload, the families flattened.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { EVENT_SCHEMAS } from "./event_catalogue.ts";
+ * assert(EVENT_SCHEMAS["workspace.staged"].safeParse({ root: "r", entries: 1 }).success);
+ * ```
+ */
+export const EVENT_SCHEMAS: { readonly [K in EventKind]: EventSchema<K> } = flattened(
+  EVENT_FAMILIES,
+);
+
+/**
+ * The kinds by name, so code names a kind through the catalogue rather than a string of its own:
+ * each kind's constant is the kind in camel case ({@linkcode EventConstant}).
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { EVENT } from "./event_catalogue.ts";
+ * assert.equal(EVENT.modelRequest, "model.request");
+ * assert.equal(EVENT.endStateSealed, "end_state.sealed");
+ * ```
+ */
+export const EVENT: { readonly [K in EventKind as EventConstant<K>]: K } = constants(
+  Object.keys(EVENT_SCHEMAS) as EventKind[],
+);
+
+/**
+ * The kinds whose payload `root` names a workspace snapshot (its manifest and files are blobs
+ * that `verify` checks): those whose schema's `root` field is the snapshot root's.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { EVENT, SNAPSHOT_KINDS } from "./event_catalogue.ts";
+ * assert(SNAPSHOT_KINDS.has(EVENT.endStateSealed) && !SNAPSHOT_KINDS.has(EVENT.modelRequest));
+ * ```
+ */
+export const SNAPSHOT_KINDS: ReadonlySet<EventKind> = new Set(
+  (Object.keys(EVENT_SCHEMAS) as EventKind[]).filter((kind) => rootIsSnapshot(EVENT_SCHEMAS[kind])),
+);
 
 /** A stored event of a known kind, its payload checked. */
 export type ReadEvent<K extends EventKind = EventKind> =
@@ -305,53 +127,6 @@ export type ReadEvent<K extends EventKind = EventKind> =
   & {
     [J in K]: { kind: J; payload: EventPayload<J> };
   }[K];
-
-/**
- * The kinds by name, so code names a kind through the catalogue rather than a string of its own.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { EVENT } from "./event_catalogue.ts";
- * assert.equal(EVENT.modelRequest, "model.request");
- * ```
- */
-export const EVENT = {
-  trialStarted: "trial.started",
-  trialResumed: "trial.resumed",
-  workspaceStaged: "workspace.staged",
-  agentOracle: "agent.oracle",
-  agentNop: "agent.nop",
-  agentCmd: "agent.cmd",
-  agentTranscript: "agent.transcript",
-  loopStarted: "loop.started",
-  contextCompacted: "context.compacted",
-  modelRequest: "model.request",
-  modelRetry: "model.retry",
-  modelResponse: "model.response",
-  policyDecision: "policy.decision",
-  toolIntent: "tool.intent",
-  toolResult: "tool.result",
-  workspaceSnapshot: "workspace.snapshot",
-  loopStopped: "loop.stopped",
-  agentStopped: "agent.stopped",
-  endStateSealed: "end_state.sealed",
-  gradingFinished: "grading.finished",
-  trialVerdict: "trial.verdict",
-  gatewayCall: "gateway.call",
-  gatewayAnswer: "gateway.answer",
-} as const satisfies Record<string, EventKind>;
-
-/**
- * The kinds whose payload `root` names a workspace snapshot (its manifest and files are blobs
- * that `verify` checks).
- */
-export const SNAPSHOT_KINDS: ReadonlySet<EventKind> = new Set<EventKind>([
-  EVENT.trialResumed,
-  EVENT.workspaceStaged,
-  EVENT.workspaceSnapshot,
-  EVENT.endStateSealed,
-]);
 
 /**
  * An event to append, its payload checked against its kind by the compiler.
@@ -492,4 +267,32 @@ function checked<K extends EventKind>(stored: StoredEvent, kind: K): ReadEvent<K
     );
   }
   return { ...stored, kind, payload: parsed.data } as ReadEvent<K>;
+}
+
+function flattened(
+  families: typeof EVENT_FAMILIES,
+): { readonly [K in EventKind]: EventSchema<K> } {
+  const schemas: Record<string, z.ZodType> = {};
+  for (const family of Object.values(families)) {
+    for (const [kind, schema] of Object.entries(family)) {
+      if (Object.hasOwn(schemas, kind)) throw new Error(`event kind ${kind} is defined twice`);
+      schemas[kind] = schema;
+    }
+  }
+  return schemas as unknown as { readonly [K in EventKind]: EventSchema<K> };
+}
+
+function constants(kinds: EventKind[]): { readonly [K in EventKind as EventConstant<K>]: K } {
+  const constants: Record<string, EventKind> = {};
+  for (const kind of kinds) {
+    const name = kind.replace(/[._](.)/g, (_, letter: string) => letter.toUpperCase());
+    if (Object.hasOwn(constants, name)) throw new Error(`event kinds share the constant ${name}`);
+    constants[name] = kind;
+  }
+  return constants as { readonly [K in EventKind as EventConstant<K>]: K };
+}
+
+function rootIsSnapshot(schema: unknown): boolean {
+  if (schema instanceof z.ZodUnion) return schema.options.every(rootIsSnapshot);
+  return schema instanceof z.ZodObject && schema.shape.root === SNAPSHOT_ROOT;
 }

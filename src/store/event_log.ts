@@ -12,7 +12,6 @@ import { CorruptionError } from "../core/errors.ts";
 import { type Sha256Hex, sha256Hex } from "../core/hash.ts";
 import { damagedRecord, parseStoredJson } from "./_damaged_record.ts";
 import type { BlobStore } from "./blob_store.ts";
-import type { CatalogueEvent } from "./event_catalogue.ts";
 import { transaction } from "./transaction.ts";
 
 /** Payload fields larger than this (canonical JSON, in UTF-8 bytes) go to the blob table. */
@@ -144,7 +143,7 @@ export class EventLog {
    */
   append(
     session: string,
-    events: readonly (NewEvent | CatalogueEvent)[],
+    events: readonly NewEvent[],
     at: number | null = null,
   ): StoredEvent[] {
     return transaction(this.#db, () => {

@@ -1,11 +1,12 @@
 import assert from "node:assert/strict";
-import { EVENT, EVENT_SCHEMAS } from "../../src/store/event_catalogue.ts";
-import type { AgentTranscriptPayload } from "../../src/store/event_payloads.ts";
+import { EVENT, EVENT_SCHEMAS, type EventPayload } from "../../src/store/event_catalogue.ts";
 
-type Reader = (stdout: string) => Omit<AgentTranscriptPayload, "agent">;
+type Reader = (stdout: string) => Omit<EventPayload<typeof EVENT.agentTranscript>, "agent">;
 
 /** Asserts a transcript is a payload the event catalogue accepts. */
-export function assertRecordable(transcript: Omit<AgentTranscriptPayload, "agent">): void {
+export function assertRecordable(
+  transcript: Omit<EventPayload<typeof EVENT.agentTranscript>, "agent">,
+): void {
   const parsed = EVENT_SCHEMAS[EVENT.agentTranscript].safeParse({ agent: "a", ...transcript });
   assert(parsed.success, parsed.error?.message);
 }

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { InfrastructureError } from "../../src/core/errors.ts";
-import { type StagedTask, stageTask } from "../../src/eval/trial/staged_task.ts";
+import type { StagedTask } from "../../src/eval/trial/trial_plan.ts";
+import { stageTask } from "../../src/eval/trial/staged_task.ts";
 import { type Grade, grade, GRADER_ENV, graderImageTar } from "../../src/grading/grade.ts";
 import { ZERO_COUNTERS } from "../../src/store/run_counters.ts";
 import { AGENT_USER } from "../../src/engine/sandbox.ts";

@@ -5,9 +5,8 @@
  * @module
  */
 import { join } from "node:path";
-import type { RecordedUsage } from "../../src/store/event_payloads.ts";
 import type { LoopSettings } from "../../src/eval/setup/loop_settings.ts";
-import { EVENT, event } from "../../src/store/event_catalogue.ts";
+import { EVENT, event, type EventPayload } from "../../src/store/event_catalogue.ts";
 import { chainedSummary } from "../../src/store/run_table.ts";
 import { openStore } from "../../src/store/store.ts";
 import { syntheticRecord } from "../_synthetic_runs.ts";
@@ -31,7 +30,11 @@ export interface CacheRun {
   /** The recorded loop settings. */
   settings: LoopSettings | null;
   /** Per trial, its calls' usages; `via: "gateway"` records them as an installed agent's. */
-  trials: { usages: RecordedUsage[]; via?: "loop" | "gateway"; finished?: boolean }[];
+  trials: {
+    usages: EventPayload<typeof EVENT.modelResponse>["response"]["usage"][];
+    via?: "loop" | "gateway";
+    finished?: boolean;
+  }[];
 }
 
 /** Writes the run into `home`'s database. */

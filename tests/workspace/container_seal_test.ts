@@ -4,7 +4,11 @@ import { parseDockerDiff } from "../../src/engine/container.ts";
 import { type ContainerSeal, sealContainer } from "../../src/workspace/container_seal.ts";
 import { DockerSandbox } from "../../src/engine/docker_sandbox.ts";
 import type { SandboxContainer } from "../../src/engine/sandbox.ts";
-import { sealGuard, type SnapshotEntry, WorkspaceLimitError } from "../../src/workspace/snapshot.ts";
+import {
+  sealGuard,
+  type SnapshotEntry,
+  WorkspaceLimitError,
+} from "../../src/workspace/snapshot.ts";
 import { UnsealableWorkspaceError } from "../../src/engine/unsealable.ts";
 import { requireDocker } from "../_docker.ts";
 

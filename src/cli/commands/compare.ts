@@ -10,7 +10,7 @@ import { comparisonText } from "../../report/stats_text.ts";
 import { readTrajectory } from "../../report/trajectory.ts";
 import { compareRuns } from "../../stats/compare.ts";
 import { decideGate, parseGate } from "../../stats/gate.ts";
-import { comparedRun } from "../../eval/run/recorded_runs.ts";
+import { comparedRun } from "../../library/recorded_runs.ts";
 import { type Command, HOME_OPTION, JSON_OPTION } from "../command.ts";
 import { findRun, openExistingStore, resolveHome } from "../state.ts";
 

@@ -5,7 +5,8 @@
  */
 import { ExitCode, UsageError } from "../../core/errors.ts";
 import { systemClock } from "../../core/system_clock.ts";
-import { recordedChoices, setupLoopAgent } from "../../eval/setup/loop_setup.ts";
+import { recordedChoices } from "../../eval/setup/loop_choices.ts";
+import { setupLoopAgent } from "../../eval/setup/loop_setup.ts";
 import { replayRun, type SessionReplay } from "../../eval/replay/replay.ts";
 import type { RunConfig } from "../../eval/setup/run_identity.ts";
 import type { SessionRecord } from "../../store/run_table.ts";

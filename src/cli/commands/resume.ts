@@ -4,7 +4,8 @@
  * @module
  */
 import { systemClock } from "../../core/system_clock.ts";
-import { recordedChoices, setupLoopAgent } from "../../eval/setup/loop_setup.ts";
+import { recordedChoices } from "../../eval/setup/loop_choices.ts";
+import { setupLoopAgent } from "../../eval/setup/loop_setup.ts";
 import { resumeRun } from "../../eval/run/resume.ts";
 import { type Command, HOME_OPTION, JSON_OPTION } from "../command.ts";
 import { progressDisplay } from "../progress.ts";

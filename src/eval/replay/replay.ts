@@ -7,11 +7,10 @@
  *
  * @module
  */
-import { all, EVENT, first, has } from "../../store/event_catalogue.ts";
+import { EVENT, first, has } from "../../store/event_catalogue.ts";
 import { sha256Hex } from "../../core/hash.ts";
-import { type Difference, firstDifference } from "../../core/first_difference.ts";
+import type { Difference } from "../../core/first_difference.ts";
 import { SplitMix64 } from "../../core/rng.ts";
-import type { ModelRequest } from "../../model/model.ts";
 import { AGENT_USER, type Sandbox, type SandboxContainer } from "../../engine/sandbox.ts";
 import type { StoredEvent } from "../../store/event_log.ts";
 import type { RunRecord, SessionRecord } from "../../store/run_table.ts";
@@ -21,11 +20,14 @@ import { readyHarborImages } from "../setup/harbor_images.ts";
 import type { Task } from "../../task/task.ts";
 import type { Clock } from "../../core/clock.ts";
 import { agentKind } from "../setup/agent_registry.ts";
-import type { LoopSetup } from "../setup/loop_setup.ts";
+import type { LoopSetup } from "../setup/loop_choices.ts";
 import { replayInstalled } from "./replay_installed.ts";
 import { type RunConfig, runConfig } from "../setup/run_identity.ts";
-import { SessionDivergence, sessionDriver } from "../trial/session_driver.ts";
-import { type StagedTask, stageTask } from "../trial/staged_task.ts";
+import { requestDifference } from "../trial/request_difference.ts";
+import { SessionDivergence, type SessionDriver, sessionDriver } from "../trial/session_driver.ts";
+import type { AgentOutcome } from "../../agent/agent.ts";
+import type { StagedTask } from "../trial/trial_plan.ts";
+import { stageTask } from "../trial/staged_task.ts";
 
 /** How one session replayed. */
 export interface SessionReplay {
@@ -167,21 +169,23 @@ async function replaySession(
   if (dir === undefined) {
     return { ...base, status: "skipped", note: "the run does not record its task folders" };
   }
-  const { task, setup, staged } = await prepare(dir);
+  return await replayLoopSession(session, events, deps, await prepare(dir), base);
+}
+
+type ReplayBase = Pick<SessionReplay, "session" | "task" | "repeat" | "steps">;
+
+// A loop session re-driven by its record: identical, or where it diverged.
+async function replayLoopSession(
+  session: SessionRecord,
+  events: StoredEvent[],
+  deps: ReplayDeps,
+  { task, setup, staged }: PreparedTask,
+  base: ReplayBase,
+): Promise<SessionReplay> {
   const driver = sessionDriver(events);
   let container: SandboxContainer | undefined;
   try {
-    if (staged) {
-      container = await deps.sandbox!.start({
-        image: task.manifest.image,
-        workdir: task.manifest.workdir,
-        network: task.manifest.network,
-        labels: { "verdict.replay": session.id },
-        user: AGENT_USER,
-        channel: true,
-      });
-      await container.copyIn(staged.tar, "/");
-    }
+    if (staged) container = await liveContainer(deps.sandbox!, staged, session.id);
     const outcome = await setup.replaying(driver, deps.live).run({
       task,
       session: session.id,
@@ -193,26 +197,7 @@ async function replaySession(
       resumed: false,
       signal: new AbortController().signal,
     });
-    const recordedStop = first(driver.recorded, EVENT.loopStopped);
-    const steps = outcome.counters.steps;
-    if (
-      steps !== driver.recordedSteps ||
-      (recordedStop && recordedStop.payload.stop_reason !== outcome.stopReason)
-    ) {
-      return {
-        ...base,
-        steps,
-        status: "diverged",
-        step: steps,
-        reason: `the replay stopped at step ${steps} (${outcome.stopReason}), the record ` +
-          `${
-            recordedStop
-              ? `stopped at step ${driver.recordedSteps} (${recordedStop.payload.stop_reason})`
-              : `goes on to step ${driver.recordedSteps}`
-          }`,
-      };
-    }
-    return { ...base, steps, status: "identical" };
+    return stoppedAsRecorded(base, outcome, driver);
   } catch (error) {
     if (!(error instanceof SessionDivergence)) throw error;
     const difference = error.request
@@ -229,6 +214,51 @@ async function replaySession(
   } finally {
     await container?.remove().catch(() => undefined);
   }
+}
+
+// A container with the staged workspace, for a replay whose tools run again (`--live`).
+async function liveContainer(
+  sandbox: Sandbox,
+  staged: StagedTask,
+  session: string,
+): Promise<SandboxContainer> {
+  const { manifest } = staged.task;
+  const container = await sandbox.start({
+    image: manifest.image,
+    workdir: manifest.workdir,
+    network: manifest.network,
+    labels: { "verdict.replay": session },
+    user: AGENT_USER,
+    channel: true,
+  });
+  await container.copyIn(staged.tar, "/");
+  return container;
+}
+
+// Identical when the replay took the recorded steps and stopped for the recorded reason.
+function stoppedAsRecorded(
+  base: ReplayBase,
+  outcome: AgentOutcome,
+  driver: SessionDriver,
+): SessionReplay {
+  const recordedStop = first(driver.recorded, EVENT.loopStopped);
+  const steps = outcome.counters.steps;
+  if (
+    steps === driver.recordedSteps &&
+    (!recordedStop || recordedStop.payload.stop_reason === outcome.stopReason)
+  ) return { ...base, steps, status: "identical" };
+  return {
+    ...base,
+    steps,
+    status: "diverged",
+    step: steps,
+    reason: `the replay stopped at step ${steps} (${outcome.stopReason}), the record ` +
+      `${
+        recordedStop
+          ? `stopped at step ${driver.recordedSteps} (${recordedStop.payload.stop_reason})`
+          : `goes on to step ${driver.recordedSteps}`
+      }`,
+  };
 }
 
 /** An installed agent's session: run again against its record (see `replay_installed.ts`). */
@@ -269,43 +299,4 @@ async function replayInstalledSession(
     };
   }
   return { ...base, steps: outcome.calls, status: "identical" };
-}
-
-/**
- * The recorded request of a step, rebuilt from its parts, compared with the replayed one (also
- * used by `--model replay:`, see `replay_model.ts`).
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { openStore } from "../../store/store.ts";
- * import { requestDifference } from "./replay.ts";
- * const store = openStore(":memory:");
- * const request = { system: "s", messages: [], tools: [], maxOutputTokens: 5 };
- * assert(requestDifference(store, [], 1, request) === undefined); // no such step recorded
- * store.close();
- * ```
- */
-export function requestDifference(
-  store: Store,
-  events: StoredEvent[],
-  step: number,
-  actual: ModelRequest,
-): Difference | undefined {
-  let messages: string[] = [];
-  for (const event of all(events, EVENT.modelRequest)) {
-    const { request } = event.payload;
-    messages = [...messages.slice(0, request.prefix), ...request.messages];
-    if (event.payload.step !== step) continue;
-    const part = (hash: string) => JSON.parse(store.blobs.getText(hash));
-    const recorded = {
-      system: part(request.system),
-      tools: part(request.tools),
-      maxOutputTokens: request.max_output_tokens,
-      ...(request.parameters ? { parameters: request.parameters } : {}),
-      messages: messages.map(part),
-    };
-    return firstDifference(recorded, JSON.parse(JSON.stringify(actual)));
-  }
-  return undefined;
 }

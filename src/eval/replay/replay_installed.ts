@@ -21,7 +21,7 @@ import { openStore } from "../../store/store.ts";
 import type { Agent } from "../../agent/agent.ts";
 import type { Clock } from "../../core/clock.ts";
 import type { Price } from "../../model/prices.ts";
-import type { StagedTask } from "../trial/staged_task.ts";
+import type { StagedTask } from "../trial/trial_plan.ts";
 import { trialGatewaysFrom } from "../setup/gateway_setup.ts";
 import { runTrial } from "../trial/trial.ts";
 

@@ -16,15 +16,22 @@ import type { Store } from "../../store/store.ts";
 import { loadSuite, selectTasks } from "../../task/load_suite.ts";
 import type { Task } from "../../task/task.ts";
 import { agentKind } from "../setup/agent_registry.ts";
-import type { LoopSetup } from "../setup/loop_setup.ts";
-import { driveRun, type EvalOutcome, type RunDeps } from "./run_lifecycle.ts";
+import type { LoopSetup } from "../setup/loop_choices.ts";
+import {
+  type ClaimedRun,
+  driveRun,
+  type EvalOutcome,
+  type PreparedRun,
+  type RunDeps,
+} from "./run_lifecycle.ts";
+import type { LabelledContainer, Sandbox } from "../../engine/sandbox.ts";
 import { type ResumeContext, trialStartFrom } from "./resume_point.ts";
 import { type RunConfig, runConfig } from "../setup/run_identity.ts";
 import { tryLockRun } from "./run_lock.ts";
 import { OWNER_LABEL } from "../trial/run_owner.ts";
 import { stageTask } from "../trial/staged_task.ts";
 import { readyHarborImages } from "../setup/harbor_images.ts";
-import type { TrialPlan } from "../trial/trial.ts";
+import type { TrialPlan } from "../trial/trial_plan.ts";
 
 /** What the user may pass to `resume`; anything given must match the record. */
 export interface ResumeChoices {
@@ -63,84 +70,113 @@ export function resumeRun(
   choices: ResumeChoices,
   deps: ResumeDeps,
 ): Promise<EvalOutcome> {
-  const { store } = deps;
   const config = runConfig(run);
   return driveRun({
     home: deps.home,
-    store,
-    claim: (runsDir) => {
-      const runDir = join(runsDir, run.id);
-      Deno.mkdirSync(runDir, { recursive: true });
-      const lock = tryLockRun(runDir);
-      if (lock === undefined) {
-        throw new UsageError(
-          `run ${run.id} is being worked on by another process; wait for it, or stop it first`,
-        );
-      }
-      return Promise.resolve({ id: run.id, lock });
-    },
-    prepare: async ({ owner }) => {
-      const tasks = await recordedTasks(run.id, config, choices);
-      // The agent as the run recorded it: the loop rebuilt from its model and settings.
-      const built = await agentKind(config.agent, {
-        agentFiles: config.agent_files,
-        home: deps.home,
-      })
-        .build(() => deps.loopSetup(config, tasks));
-      if (built.loop) requireRecordedSettings(run.id, config, built.loop);
-      const ready = (await readyHarborImages(tasks, deps.sandbox)).map(({ task }) => task);
-      const staged = new Map(
-        (await Promise.all(ready.map((task) => stageTask(task, config.settings?.policy))))
-          .map((entry) => [entry.task.id, entry]),
-      );
-      const plans: TrialPlan[] = store.runs.sessions(run.id)
-        .filter((session) => session.status !== "finished")
-        .map((session) => ({
-          run: run.id,
-          session: session.id,
-          staged: staged.get(session.task)!,
-          repeat: session.repeat,
-        }));
-      // What the dead process left, in one inventory: containers by session. Only an unfinished
-      // trial's may be of use; the rest (image builders, finished trials') go at once.
-      const leftovers = await deps.sandbox.findLabelled(
-        [`verdict.run=${run.id}`, `${OWNER_LABEL}=${owner}`],
-        ["verdict.session", "verdict.role"],
-      );
-      const resumed = new Set(plans.map((plan) => plan.session));
-      await deps.sandbox.removeContainers(
-        leftovers.filter((container) => !resumed.has(container.labels["verdict.session"]))
-          .map(({ id }) => id),
-      );
-      const context: ResumeContext = {
-        sandbox: deps.sandbox,
-        owner,
-        agent: built.agent,
-        follow: built.loop?.following,
-      };
-      const resumeFor = (plan: TrialPlan) =>
-        trialStartFrom(
-          plan,
-          store.events.read(plan.session),
-          leftovers.filter((container) => container.labels["verdict.session"] === plan.session),
-          context,
-        );
-      return {
-        plans,
-        pool: { seed: config.seed, concurrency: config.concurrency },
-        // Grade as the run was graded before it was interrupted.
-        deps: {
-          agent: built.agent,
-          crash: built.crash,
-          waiveModelOnly: config.waive_model_only,
-          passReward: config.pass_reward,
-          gateway: built.gateway,
-        },
-        cleanedUp: [],
-        resumeFor,
-      };
-    },
+    store: deps.store,
+    claim: (runsDir) => claimHeldRun(run.id, runsDir),
+    prepare: ({ owner }) => prepareResume(run, config, choices, deps, owner),
   }, deps);
+}
+
+// The run's folder, locked for this process: refused while another holds it.
+function claimHeldRun(id: string, runsDir: string): Promise<ClaimedRun> {
+  const runDir = join(runsDir, id);
+  Deno.mkdirSync(runDir, { recursive: true });
+  const lock = tryLockRun(runDir);
+  if (lock === undefined) {
+    throw new UsageError(
+      `run ${id} is being worked on by another process; wait for it, or stop it first`,
+    );
+  }
+  return Promise.resolve({ id, lock });
+}
+
+// The unfinished trials, the agent as the run recorded it, and where each trial picks up.
+async function prepareResume(
+  run: RunRecord,
+  config: RunConfig,
+  choices: ResumeChoices,
+  deps: ResumeDeps,
+  owner: string,
+): Promise<PreparedRun> {
+  const tasks = await recordedTasks(run.id, config, choices);
+  // The agent as the run recorded it: the loop rebuilt from its model and settings.
+  const built = await agentKind(config.agent, { agentFiles: config.agent_files, home: deps.home })
+    .build(() => deps.loopSetup(config, tasks));
+  if (built.loop) requireRecordedSettings(run.id, config, built.loop);
+  const plans = await unfinishedPlans(run.id, tasks, config, deps);
+  const leftovers = await sweepFinished(run.id, owner, plans, deps.sandbox);
+  const context: ResumeContext = {
+    sandbox: deps.sandbox,
+    owner,
+    agent: built.agent,
+    follow: built.loop?.following,
+  };
+  return {
+    plans,
+    pool: { seed: config.seed, concurrency: config.concurrency },
+    // Grade as the run was graded before it was interrupted.
+    deps: {
+      agent: built.agent,
+      crash: built.crash,
+      waiveModelOnly: config.waive_model_only,
+      passReward: config.pass_reward,
+      gateway: built.gateway,
+    },
+    cleanedUp: [],
+    resumeFor: (plan) =>
+      trialStartFrom(
+        plan,
+        deps.store.events.read(plan.session),
+        leftovers.filter((container) => container.labels["verdict.session"] === plan.session),
+        context,
+      ),
+  };
+}
+
+// The trials without a verdict, their tasks staged again.
+async function unfinishedPlans(
+  run: string,
+  tasks: Task[],
+  config: RunConfig,
+  deps: ResumeDeps,
+): Promise<TrialPlan[]> {
+  const ready = (await readyHarborImages(tasks, deps.sandbox)).map(({ task }) => task);
+  const staged = new Map(
+    (await Promise.all(ready.map((task) => stageTask(task, config.settings?.policy))))
+      .map((entry) => [entry.task.id, entry]),
+  );
+  return deps.store.runs.sessions(run)
+    .filter((session) => session.status !== "finished")
+    .map((session) => ({
+      run,
+      session: session.id,
+      staged: staged.get(session.task)!,
+      repeat: session.repeat,
+    }));
+}
+
+/**
+ * What the dead process left, in one inventory: containers by session. Only an unfinished
+ * trial's may be of use; the rest (image builders, finished trials') go at once.
+ */
+async function sweepFinished(
+  run: string,
+  owner: string,
+  plans: TrialPlan[],
+  sandbox: Sandbox,
+): Promise<LabelledContainer[]> {
+  const leftovers = await sandbox.findLabelled(
+    [`verdict.run=${run}`, `${OWNER_LABEL}=${owner}`],
+    ["verdict.session", "verdict.role"],
+  );
+  const resumed = new Set(plans.map((plan) => plan.session));
+  await sandbox.removeContainers(
+    leftovers.filter((container) => !resumed.has(container.labels["verdict.session"]))
+      .map(({ id }) => id),
+  );
+  return leftovers;
 }
 
 /** The run's tasks, loaded again: refused when the record and the choices or the tasks differ. */

@@ -11,9 +11,9 @@ import type { LabelledContainer, Sandbox, SandboxContainer } from "../../engine/
 import { EVENT, last } from "../../store/event_catalogue.ts";
 import type { StoredEvent } from "../../store/event_log.ts";
 import { agentEvents, type SessionDriver, sessionDriver } from "../trial/session_driver.ts";
-import { FROM_THE_BEGINNING, type TrialPlan, type TrialStart } from "../trial/trial.ts";
+import { FROM_THE_BEGINNING, type TrialPlan, type TrialStart } from "../trial/trial_plan.ts";
 import { outcomeFromPayload } from "../trial/trial_payloads.ts";
-import { trialContainerSpec } from "../trial/trial_phases.ts";
+import { trialContainerSpec } from "../trial/trial_scope.ts";
 
 /** What resume knows besides a trial's log. */
 export interface ResumeContext {
@@ -47,8 +47,9 @@ export interface ResumeContext {
  * import { loadTask } from "../../task/load_task.ts";
  * import { trialStartFrom } from "./resume_point.ts";
  * import { stageTask } from "../trial/staged_task.ts";
- * import { FROM_THE_BEGINNING } from "../trial/trial.ts";
- * import { begin, trialScope } from "../trial/trial_phases.ts";
+ * import { FROM_THE_BEGINNING } from "../trial/trial_plan.ts";
+ * import { begin } from "../trial/trial_phases.ts";
+import { trialScope } from "../trial/trial_scope.ts";
  *
  * const store = openStore(":memory:");
  * store.runs.create({ id: "r1", config: {}, createdAt: 0 });

@@ -26,8 +26,7 @@ import {
 } from "../setup/agent_registry.ts";
 import type { LoopSettings } from "../setup/loop_settings.ts";
 import { setupLoopAgent } from "../setup/loop_setup.ts";
-import type { CrashHook } from "../trial/trial.ts";
-import type { TrialGatewayFactory } from "../trial/trial_gateway.ts";
+import type { CrashHook, TrialGatewayFactory } from "../trial/trial_plan.ts";
 
 /**
  * An agent for a run, with what the run records about it: its name, model and settings are part

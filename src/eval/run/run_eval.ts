@@ -23,16 +23,12 @@ import { type Task, tasksByImage } from "../../task/task.ts";
 import { readyHarborImages, type ReadyImage } from "../setup/harbor_images.ts";
 import { requireRunnableImages } from "../setup/installed_probe.ts";
 import { requireSolutions } from "../setup/oracle_solutions.ts";
-import {
-  claimRunId,
-  type Experiment,
-  type RecordedRunConfig,
-  sessionId,
-} from "../setup/run_identity.ts";
+import { type Experiment, type RecordedRunConfig, sessionId } from "../setup/run_identity.ts";
 import { type Shard, shardTasks } from "../setup/shard.ts";
-import { type StagedTask, stageTask } from "../trial/staged_task.ts";
-import type { TrialPlan } from "../trial/trial.ts";
+import { stageTask } from "../trial/staged_task.ts";
+import type { StagedTask, TrialPlan } from "../trial/trial_plan.ts";
 import { type AgentChoice, type LoopOptions, planAgents, type PlannedAgent } from "./run_agents.ts";
+import { claimRunId } from "./run_claim.ts";
 import { driveRun, type EvalOutcome, type Progress, type RunDeps } from "./run_lifecycle.ts";
 import { removeLeftovers } from "./run_lock.ts";
 

@@ -13,7 +13,7 @@ import type { Clock } from "../../core/clock.ts";
 import { SplitMix64 } from "../../core/rng.ts";
 import type { Results } from "../../report/results.ts";
 import { writeRunReports } from "../../report/run_reports.ts";
-import type { Sandbox } from "../../engine/sandbox.ts";
+import type { DerivedImageSource, Sandbox } from "../../engine/sandbox.ts";
 import { storeSnapshot } from "../../workspace/snapshot.ts";
 import type { RunRecord } from "../../store/run_table.ts";
 import type { Store } from "../../store/store.ts";
@@ -24,13 +24,13 @@ import { OWNER_LABEL, stateOwner } from "../trial/run_owner.ts";
 import {
   type CrashHook,
   FROM_THE_BEGINNING,
-  runTrial,
   TrialInterrupted,
   type TrialPlan,
   type TrialStart,
-} from "../trial/trial.ts";
-import type { TrialGatewayFactory } from "../trial/trial_gateway.ts";
-import { agentImageOf, graderImageOf, trialContainerSpec } from "../trial/trial_phases.ts";
+} from "../trial/trial_plan.ts";
+import { runTrial } from "../trial/trial.ts";
+import type { TrialGatewayFactory } from "../trial/trial_plan.ts";
+import { trialContainerSpec } from "../trial/trial_scope.ts";
 import { WarmContainers } from "../trial/warm_containers.ts";
 import { installedAgent } from "../../agent/cmd_agent.ts";
 
@@ -269,20 +269,8 @@ export async function runPool(
     [OWNER_LABEL]: settings.owner,
     "verdict.role": "derived-image",
   });
-  // Agent containers start ahead of their trials (and their images build up front) where a
-  // trial would start one from its image: not for an installed agent, whose container joins its
-  // gateway's network, nor on resume, where a trial may pick up a container that survived.
-  const warm = resumeFor === undefined && installedAgent(deps.agent) === undefined
-    ? new WarmContainers(plans, settings.concurrency, (plan) => {
-      const imageDeps = { images, signal };
-      graderImageOf(plan, imageDeps).catch(() => undefined);
-      return agentImageOf(plan, imageDeps).then((image) =>
-        deps.sandbox.start(
-          { ...trialContainerSpec(plan, settings.owner, "agent"), image },
-          signal,
-        )
-      );
-    })
+  const warm = resumeFor === undefined
+    ? warmContainers(plans, { ...settings, images, signal }, deps)
     : undefined;
   const worker = async () => {
     while (next < plans.length && !signal.aborted) {
@@ -325,4 +313,26 @@ export async function runPool(
   await Promise.all([...cleanups, warm?.removeUntaken()]);
   if (failure !== undefined) throw failure.error;
   return interrupted || deps.signal.aborted;
+}
+
+/**
+ * Agent containers started ahead of a new run's trials (their images built up front), where a
+ * trial would start one from its image: the one place that decides it. Not for an installed agent,
+ * whose container joins its gateway's network, nor on resume, where a trial may pick up a
+ * container that survived.
+ */
+function warmContainers(
+  plans: TrialPlan[],
+  settings: PoolSettings & { images: DerivedImageSource; signal: AbortSignal },
+  deps: Pick<RunDeps, "agent" | "sandbox">,
+): WarmContainers | undefined {
+  if (installedAgent(deps.agent) !== undefined) return undefined;
+  const { images, signal, owner } = settings;
+  return new WarmContainers(plans, settings.concurrency, (plan) => {
+    const { staged } = plan;
+    staged.kind.graderImage(staged, images, signal).catch(() => undefined);
+    return staged.kind.agentImage(staged, images, signal).then((image) =>
+      deps.sandbox.start({ ...trialContainerSpec(plan, owner, "agent"), image }, signal)
+    );
+  });
 }

@@ -18,10 +18,10 @@ import { InfrastructureError, UsageError } from "../../core/errors.ts";
 import { isPlainVersion, KIT_RECIPES, kitRecipe, parseKitName } from "../../kit/kit_catalogue.ts";
 import { findKit, kitsFolder } from "../../kit/kit_store.ts";
 import { parseModelSpec } from "../../model/model_spec.ts";
-import type { LoopSetup } from "./loop_setup.ts";
+import type { LoopSetup } from "./loop_choices.ts";
 import type { LoopSettings } from "./loop_settings.ts";
-import type { CrashHook } from "../trial/trial.ts";
-import type { TrialGatewayFactory } from "../trial/trial_gateway.ts";
+import type { CrashHook } from "../trial/trial_plan.ts";
+import type { TrialGatewayFactory } from "../trial/trial_plan.ts";
 
 /** What an agent needs, recorded in the run's configuration (`agent_needs`). */
 export interface AgentNeeds {

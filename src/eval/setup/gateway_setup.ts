@@ -18,7 +18,7 @@ import { modelBackend } from "../../gateway/model_backend.ts";
 import { recordExchange } from "../../gateway/recording.ts";
 import { scriptedAgentModel } from "../../gateway/scripted_agent_model.ts";
 import { EVENT, event } from "../../store/event_catalogue.ts";
-import type { GatewayTrial, TrialGatewayFactory } from "../trial/trial_gateway.ts";
+import type { GatewayTrial, TrialGatewayFactory } from "../trial/trial_plan.ts";
 
 /** The model behind a run's gateways. */
 export type GatewayModel =

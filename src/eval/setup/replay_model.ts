@@ -20,7 +20,7 @@ import type { RunRecord, SessionRecord } from "../../store/run_table.ts";
 import { openStore, type Store } from "../../store/store.ts";
 import type { Task } from "../../task/task.ts";
 import type { ReplaySettings } from "./loop_settings.ts";
-import { requestDifference } from "../replay/replay.ts";
+import { requestDifference } from "../trial/request_difference.ts";
 import { runConfig } from "./run_identity.ts";
 import { SessionDivergence, sessionDriver } from "../trial/session_driver.ts";
 
@@ -79,19 +79,7 @@ export function loadReplaySource(
   repeat: number,
 ): ReplaySource {
   const flag = `--model replay:${id}`;
-  if (home === undefined) {
-    throw new UsageError(`${flag} reads a recorded run: it needs the state directory (--home)`);
-  }
-  const path = join(home, "verdict.db");
-  try {
-    Deno.statSync(path);
-  } catch (error) {
-    if (!(error instanceof Deno.errors.NotFound)) throw error;
-    throw new UsageError(
-      `${flag}: no state database at ${path} to read the recorded run from; point --home (or ` +
-        `VERDICT_HOME) at the state directory that holds run ${id}`,
-    );
-  }
+  const path = replayDatabase(home, id, flag);
   return withStore(path, (store) => {
     const { run, session } = resolveSource(store, id, flag);
     const config = runConfig(run);
@@ -102,55 +90,10 @@ export function loadReplaySource(
       );
     }
     // A session serves its task at every repeat; a run, each (task, repeat) its own session.
-    const trials = new Map<string, SessionRecord>();
-    if (session !== undefined) {
-      const others = tasks.filter((task) => task.id !== session.task).map((task) => task.id);
-      if (others.length > 0) {
-        throw new UsageError(
-          `${flag}: session ${session.id} recorded task ${session.task} only, so it cannot ` +
-            `answer ${others.join(", ")}; add --task ${session.task}, or give run ${run.id}`,
-        );
-      }
-      trials.set(session.id, session);
-    } else {
-      const recorded = new Map(
-        store.runs.sessions(run.id).map((entry) => [trialKey(entry.task, entry.repeat), entry]),
-      );
-      const missing: string[] = [];
-      for (const task of tasks) {
-        for (let index = 0; index < repeat; index++) {
-          const entry = recorded.get(trialKey(task.id, index));
-          if (entry === undefined) missing.push(trialKey(task.id, index));
-          else trials.set(trialKey(task.id, index), entry);
-        }
-      }
-      if (missing.length > 0) {
-        throw new UsageError(
-          `${flag}: run ${run.id} has no session for ${missing.slice(0, 5).join(", ")}${
-            missing.length > 5 ? ` and ${missing.length - 5} more` : ""
-          } (it recorded ${config.tasks.join(", ")}, ${config.repeat} repeat(s) each); select ` +
-            `recorded tasks with --task and at most --repeat ${config.repeat}`,
-        );
-      }
-    }
-    const heads: string[][] = [];
-    for (const entry of trials.values()) {
-      const name = `session ${entry.id} (${trialKey(entry.task, entry.repeat)}) of run ${run.id}`;
-      if (entry.status !== "finished") {
-        throw new UsageError(
-          `${flag}: ${name} is unfinished; finish it with 'verdict resume ${run.id}' first`,
-        );
-      }
-      const events = store.events.read(entry.id);
-      if (!has(events, EVENT.loopStarted)) {
-        const result = entry.result;
-        throw new UsageError(
-          `${flag}: ${name} never reached the agent (it ended ${result?.bucket}: ` +
-            `${result?.reason}), so it recorded no model responses; give another run`,
-        );
-      }
-      heads.push([entry.task, String(entry.repeat), entry.id, events.at(-1)!.hash]);
-    }
+    const trials = session !== undefined
+      ? sessionTrials(session, run, tasks, flag)
+      : runTrials(store, run, config, { tasks, repeat, flag });
+    const heads = recordHeads(store, trials, run, flag);
     const recordedModel = config.model.startsWith("replay:")
       ? config.settings?.replay?.model ?? config.model
       : config.model;
@@ -173,6 +116,99 @@ export function loadReplaySource(
         ),
     };
   });
+}
+
+// The state database a replay reads its record from.
+function replayDatabase(home: string | undefined, id: string, flag: string): string {
+  if (home === undefined) {
+    throw new UsageError(`${flag} reads a recorded run: it needs the state directory (--home)`);
+  }
+  const path = join(home, "verdict.db");
+  try {
+    Deno.statSync(path);
+  } catch (error) {
+    if (!(error instanceof Deno.errors.NotFound)) throw error;
+    throw new UsageError(
+      `${flag}: no state database at ${path} to read the recorded run from; point --home (or ` +
+        `VERDICT_HOME) at the state directory that holds run ${id}`,
+    );
+  }
+  return path;
+}
+
+// One session as the source: it answers its own task only, at every repeat.
+function sessionTrials(
+  session: SessionRecord,
+  run: RunRecord,
+  tasks: readonly Task[],
+  flag: string,
+): Map<string, SessionRecord> {
+  const others = tasks.filter((task) => task.id !== session.task).map((task) => task.id);
+  if (others.length > 0) {
+    throw new UsageError(
+      `${flag}: session ${session.id} recorded task ${session.task} only, so it cannot ` +
+        `answer ${others.join(", ")}; add --task ${session.task}, or give run ${run.id}`,
+    );
+  }
+  return new Map([[session.id, session]]);
+}
+
+// A run as the source: each selected (task, repeat) answered by its own recorded session.
+function runTrials(
+  store: Store,
+  run: RunRecord,
+  config: { tasks: string[]; repeat: number },
+  selected: { tasks: readonly Task[]; repeat: number; flag: string },
+): Map<string, SessionRecord> {
+  const recorded = new Map(
+    store.runs.sessions(run.id).map((entry) => [trialKey(entry.task, entry.repeat), entry]),
+  );
+  const trials = new Map<string, SessionRecord>();
+  const missing: string[] = [];
+  for (const task of selected.tasks) {
+    for (let index = 0; index < selected.repeat; index++) {
+      const entry = recorded.get(trialKey(task.id, index));
+      if (entry === undefined) missing.push(trialKey(task.id, index));
+      else trials.set(trialKey(task.id, index), entry);
+    }
+  }
+  if (missing.length > 0) {
+    throw new UsageError(
+      `${selected.flag}: run ${run.id} has no session for ${missing.slice(0, 5).join(", ")}${
+        missing.length > 5 ? ` and ${missing.length - 5} more` : ""
+      } (it recorded ${config.tasks.join(", ")}, ${config.repeat} repeat(s) each); select ` +
+        `recorded tasks with --task and at most --repeat ${config.repeat}`,
+    );
+  }
+  return trials;
+}
+
+// Each source session's task, repeat, id and chain head: finished, and past the agent's start.
+function recordHeads(
+  store: Store,
+  trials: Map<string, SessionRecord>,
+  run: RunRecord,
+  flag: string,
+): string[][] {
+  const heads: string[][] = [];
+  for (const entry of trials.values()) {
+    const name = `session ${entry.id} (${trialKey(entry.task, entry.repeat)}) of run ${run.id}`;
+    if (entry.status !== "finished") {
+      throw new UsageError(
+        `${flag}: ${name} is unfinished; finish it with 'verdict resume ${run.id}' first`,
+      );
+    }
+    const events = store.events.read(entry.id);
+    if (!has(events, EVENT.loopStarted)) {
+      const result = entry.result;
+      throw new UsageError(
+        `${flag}: ${name} never reached the agent (it ended ${result?.bucket}: ` +
+          `${result?.reason}), so it recorded no model responses; give another run`,
+      );
+    }
+    heads.push([entry.task, String(entry.repeat), entry.id, events.at(-1)!.hash]);
+  }
+  return heads;
 }
 
 /** The model of one trial: the source session's record behind a fingerprint check. */

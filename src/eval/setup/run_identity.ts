@@ -5,16 +5,13 @@
  *
  * @module
  */
-import { join } from "node:path";
 import { z } from "zod";
 import { CorruptionError } from "../../core/errors.ts";
 import { deriveId } from "../../core/ids.ts";
 import type { Expect, Same } from "../../core/same_type.ts";
 import type { RunRecord } from "../../store/run_table.ts";
-import type { Store } from "../../store/store.ts";
 import { AGENT_NEEDS_SCHEMA, type AgentNeeds, recordedAgentKind } from "./agent_registry.ts";
 import { LOOP_SETTINGS_SCHEMA, type LoopSettings } from "./loop_settings.ts";
-import { type RunLock, tryLockRun } from "../run/run_lock.ts";
 import type { Shard } from "./shard.ts";
 
 /** What defines an experiment: the preimage of its run id. */
@@ -170,65 +167,6 @@ function damagedConfig(run: string, field: string, what: string): CorruptionErro
  */
 export function experimentId(experiment: Experiment): string {
   return deriveId("verdict.run/1", experiment);
-}
-
-/** A run id taken for a new record, with its run folder made and locked. */
-export interface ClaimedRunId {
-  /** The run id. */
-  id: string;
-  /** 1 for the base id, n for `<id>-n`. */
-  attempt: number;
-  /** The lock of `runs/<id>`, held until the run ends. */
-  lock: RunLock;
-}
-
-/**
- * Takes the id a new record of this experiment gets in a store: the base id if free, else the
- * first free attempt suffix. Choosing the id and locking its run folder are one step: an id is
- * taken only under its folder's lock and only while no record has it, so two processes starting
- * the same experiment in one state folder at once get two attempts, never one shared run.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { claimRunId } from "./run_identity.ts";
- * import { openStore } from "../../store/store.ts";
- * const store = openStore(":memory:");
- * const experiment = {
- *   suite_digest: "d", tasks: ["a"], repeat: 1, agent: "nop", model: null, settings: null, seed: 0,
- *   harness_version: "0.1.0",
- * };
- * const runsDir = await Deno.makeTempDir();
- * const first = await claimRunId(store, experiment, runsDir);
- * store.runs.create({ id: first.id, config: experiment, createdAt: 0 });
- * const second = await claimRunId(store, experiment, runsDir);
- * assert.equal(second.id, `${first.id}-2`); // the same experiment again: the next attempt
- * first.lock.release();
- * second.lock.release();
- * await Deno.remove(runsDir, { recursive: true });
- * ```
- */
-export async function claimRunId(
-  store: Store,
-  experiment: Experiment,
-  runsDir: string,
-): Promise<ClaimedRunId> {
-  const base = experimentId(experiment);
-  for (let attempt = 1;; attempt++) {
-    const id = attempt === 1 ? base : `${base}-${attempt}`;
-    if (store.runs.get(id) !== undefined) continue;
-    const runDir = join(runsDir, id);
-    await Deno.mkdir(runDir, { recursive: true });
-    const lock = tryLockRun(runDir);
-    // Held: another process is making this record (or sweeping this folder); take the next.
-    if (lock === undefined) continue;
-    // Made and finished by another process between the look and the lock.
-    if (store.runs.get(id) !== undefined) {
-      lock.release();
-      continue;
-    }
-    return { id, attempt, lock };
-  }
 }
 
 /**

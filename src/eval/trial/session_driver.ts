@@ -92,141 +92,172 @@ export interface SessionDriver {
  * ```
  */
 export function sessionDriver(events: readonly StoredEvent[]): SessionDriver {
-  const recorded = agentEvents(events);
-  const structural = recorded.filter((event) => STRUCTURAL_KINDS.has(event.kind));
-  const fingerprints = new Map<number, string>();
-  const responses = new Map<number, ModelResponse>();
-  const results = new Map<string, EventPayload<typeof EVENT.toolResult>>();
-  const intents = new Set<string>();
-  for (const stored of recorded) {
+  const record = indexRecord(agentEvents(events));
+  return {
+    recorded: record.events,
+    recordedSteps: record.responses.size,
+    wrapModel: (live) => followingModel(record, live),
+    runTool: (live) => (call, run) => toolFromRecord(record, live, call, run),
+    compareTool: (call, run) => compareWithRecord(record, call, run),
+    record: (append) => skippingRecorded(record.events, append),
+  };
+}
+
+/** What a session's agent events hold, indexed the way the driver looks it up. */
+interface IndexedRecord {
+  /** The agent's events, as recorded. */
+  events: StoredEvent[];
+  /** Each step's request fingerprint. */
+  fingerprints: Map<number, string>;
+  /** Each step's response. */
+  responses: Map<number, ModelResponse>;
+  /** Each tool call's result, by idempotency key. */
+  results: Map<string, EventPayload<typeof EVENT.toolResult>>;
+  /** The idempotency keys of tool calls that were started. */
+  intents: Set<string>;
+}
+
+function indexRecord(events: StoredEvent[]): IndexedRecord {
+  const record: IndexedRecord = {
+    events,
+    fingerprints: new Map(),
+    responses: new Map(),
+    results: new Map(),
+    intents: new Set(),
+  };
+  for (const stored of events) {
     const event = readEvent(stored);
     if (event?.kind === EVENT.modelRequest) {
-      fingerprints.set(event.payload.step, event.payload.fingerprint);
+      record.fingerprints.set(event.payload.step, event.payload.fingerprint);
     }
     if (event?.kind === EVENT.modelResponse) {
-      responses.set(event.payload.step, event.payload.response);
+      record.responses.set(event.payload.step, event.payload.response);
     }
-    if (event?.kind === EVENT.toolIntent) intents.add(event.payload.idempotency_key);
+    if (event?.kind === EVENT.toolIntent) record.intents.add(event.payload.idempotency_key);
     if (event?.kind === EVENT.toolResult && event.payload.idempotency_key !== undefined) {
-      results.set(event.payload.idempotency_key, event.payload);
+      record.results.set(event.payload.idempotency_key, event.payload);
     }
   }
+  return record;
+}
+
+// The model of a re-driven session: recorded answers first (fingerprints checked), then `live`.
+function followingModel(record: IndexedRecord, live: Model | null): Model {
+  let step = 0;
+  const fingerprinter = new RequestFingerprinter();
   return {
-    recorded,
-    recordedSteps: responses.size,
-    wrapModel(live) {
-      let step = 0;
-      const fingerprinter = new RequestFingerprinter();
-      return {
-        spec: live?.spec ?? "replay",
-        remote: live?.remote ?? false,
-        async complete(request, options) {
-          step++;
-          const expected = fingerprints.get(step);
-          if (
-            expected !== undefined && fingerprinter.fingerprint(request).fingerprint !== expected
-          ) {
-            throw new SessionDivergence(
-              step,
-              `the request of step ${step} differs from the recorded one`,
-              request,
-            );
-          }
-          const answer = responses.get(step);
-          if (answer !== undefined) {
-            // A local model (scripted) is asked too, so its own state follows the record; a
-            // remote one is not called again for an answer already paid for.
-            if (live && !live.remote) await live.complete(request, options);
-            return answer;
-          }
-          if (live === null) {
-            throw new SessionDivergence(
-              step,
-              `the session asks for step ${step}, but the record ends after step ${step - 1}`,
-            );
-          }
-          return live.complete(request, options);
-        },
-      };
-    },
-    runTool(live) {
-      return (call, run) => {
-        const result = results.get(call.key);
-        if (result !== undefined) {
-          return Promise.resolve({
-            content: result.content,
-            isError: result.is_error,
-            ...(result.finish ? { finish: true } : {}),
-            cached: true,
-          });
-        }
-        if (!live) {
-          return Promise.reject(
-            new SessionDivergence(
-              call.step,
-              `the session calls ${call.tool.schema.name} (key ${call.key}), which the record does not hold`,
-            ),
-          );
-        }
-        if (intents.has(call.key) && !call.tool.idempotent) {
-          return Promise.resolve({
-            content: OUTCOME_UNKNOWN,
-            isError: true,
-            outcome_unknown: true,
-          });
-        }
-        return run();
-      };
-    },
-    async compareTool(call, run) {
-      const recordedResult = results.get(call.key);
-      if (recordedResult === undefined) {
+    spec: live?.spec ?? "replay",
+    remote: live?.remote ?? false,
+    async complete(request, options) {
+      step++;
+      const expected = record.fingerprints.get(step);
+      if (expected !== undefined && fingerprinter.fingerprint(request).fingerprint !== expected) {
         throw new SessionDivergence(
-          call.step,
-          `the session calls ${call.tool.schema.name} (key ${call.key}), which the record does not hold`,
+          step,
+          `the request of step ${step} differs from the recorded one`,
+          request,
         );
       }
-      const result = await run();
-      for (
-        const [field, actual, expected] of [["content", result.content, recordedResult.content], [
-          "is_error",
-          result.isError,
-          recordedResult.is_error,
-        ]] as const
-      ) {
-        if (actual !== expected) {
+      const answer = record.responses.get(step);
+      if (answer !== undefined) {
+        // A local model (scripted) is asked too, so its own state follows the record; a
+        // remote one is not called again for an answer already paid for.
+        if (live && !live.remote) await live.complete(request, options);
+        return answer;
+      }
+      if (live === null) {
+        throw new SessionDivergence(
+          step,
+          `the session asks for step ${step}, but the record ends after step ${step - 1}`,
+        );
+      }
+      return live.complete(request, options);
+    },
+  };
+}
+
+// A tool call answered from the record; run live past it (a started, non-idempotent call that
+// never finished is answered "outcome unknown" instead of being run twice).
+function toolFromRecord(
+  record: IndexedRecord,
+  live: boolean,
+  call: PendingCall,
+  run: () => Promise<ToolResult>,
+): Promise<RecordedResult> {
+  const result = record.results.get(call.key);
+  if (result !== undefined) {
+    return Promise.resolve({
+      content: result.content,
+      isError: result.is_error,
+      ...(result.finish ? { finish: true } : {}),
+      cached: true,
+    });
+  }
+  if (!live) return Promise.reject(notRecorded(call));
+  if (record.intents.has(call.key) && !call.tool.idempotent) {
+    return Promise.resolve({ content: OUTCOME_UNKNOWN, isError: true, outcome_unknown: true });
+  }
+  return run();
+}
+
+// A tool call run for real, its result held to the recorded one.
+async function compareWithRecord(
+  record: IndexedRecord,
+  call: PendingCall,
+  run: () => Promise<ToolResult>,
+): Promise<RecordedResult> {
+  const recorded = record.results.get(call.key);
+  if (recorded === undefined) throw notRecorded(call);
+  const result = await run();
+  const fields = [
+    ["content", result.content, recorded.content],
+    ["is_error", result.isError, recorded.is_error],
+  ] as const;
+  for (const [field, actual, expected] of fields) {
+    if (actual !== expected) {
+      throw new SessionDivergence(
+        call.step,
+        `the ${call.tool.schema.name} call ${recorded.call_id} returned a different ${field}:\n` +
+          `  expected: ${JSON.stringify(expected)}\n  actual:   ${JSON.stringify(actual)}`,
+      );
+    }
+  }
+  return result;
+}
+
+function notRecorded(call: PendingCall): SessionDivergence {
+  return new SessionDivergence(
+    call.step,
+    `the session calls ${call.tool.schema.name} (key ${call.key}), which the record does not hold`,
+  );
+}
+
+// The session's appender, leaving out the structural events the log already holds (in order).
+function skippingRecorded(
+  recorded: StoredEvent[],
+  append: (events: CatalogueEvent[]) => void,
+): (events: CatalogueEvent[]) => void {
+  const structural = recorded.filter((event) => STRUCTURAL_KINDS.has(event.kind));
+  let index = 0;
+  return (batch) => {
+    const fresh: CatalogueEvent[] = [];
+    for (const event of batch) {
+      if (index < structural.length && STRUCTURAL_KINDS.has(event.kind)) {
+        if (structural[index].kind !== event.kind) {
+          const step = "step" in event.payload ? event.payload.step : 0;
           throw new SessionDivergence(
-            call.step,
-            `the ${call.tool.schema.name} call ${recordedResult.call_id} returned a different ${field}:\n` +
-              `  expected: ${JSON.stringify(expected)}\n  actual:   ${JSON.stringify(actual)}`,
+            step,
+            `the re-driven session records ${event.kind} where the log has ${
+              structural[index].kind
+            } (event ${structural[index].seq})`,
           );
         }
+        index++;
+        continue;
       }
-      return result;
-    },
-    record(append) {
-      let index = 0;
-      return (batch) => {
-        const fresh: CatalogueEvent[] = [];
-        for (const event of batch) {
-          if (index < structural.length && STRUCTURAL_KINDS.has(event.kind)) {
-            if (structural[index].kind !== event.kind) {
-              const step = "step" in event.payload ? event.payload.step : 0;
-              throw new SessionDivergence(
-                step,
-                `the re-driven session records ${event.kind} where the log has ${
-                  structural[index].kind
-                } (event ${structural[index].seq})`,
-              );
-            }
-            index++;
-            continue;
-          }
-          fresh.push(event);
-        }
-        if (fresh.length > 0) append(fresh);
-      };
-    },
+      fresh.push(event);
+    }
+    if (fresh.length > 0) append(fresh);
   };
 }
 

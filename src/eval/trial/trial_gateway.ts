@@ -10,7 +10,7 @@
 import type { InstalledAgent } from "../../agent/cmd_agent.ts";
 import { InfrastructureError } from "../../core/errors.ts";
 import type { Rng } from "../../core/rng.ts";
-import { type GatewayHandler, serveGateway } from "../../gateway/serve_gateway.ts";
+import { serveGateway } from "../../gateway/serve_gateway.ts";
 import {
   GATEWAY_PORT,
   SIDECAR_IMAGE,
@@ -20,39 +20,7 @@ import {
 } from "../../gateway/sidecar.ts";
 import type { GatewayLedger } from "../../gateway/ledger.ts";
 import type { ContainerSpec } from "../../engine/sandbox.ts";
-import type { CatalogueEvent } from "../../store/event_catalogue.ts";
-import type { TrialPlan } from "./trial.ts";
-import type { TrialScope } from "./trial_phases.ts";
-
-/** What a trial's gateway is made for. */
-export interface GatewayTrial {
-  /** The trial. */
-  plan: TrialPlan;
-  /** The dummy key the agent's container holds, which the gateway checks. */
-  key: string;
-  /** Appends events to the session's log (each exchange, before the agent sees the answer). */
-  record(events: CatalogueEvent[]): void;
-  /** Stores text in the blob store; returns its sha256. */
-  storeBlob(text: string): string;
-  /** Aborts when the run is interrupted. */
-  signal: AbortSignal;
-  /** The trial's seeded random stream (a scripted model draws from it). */
-  rng: Rng;
-}
-
-/** A trial's gateway: its HTTP handler, and the ledger of what its calls used. */
-export interface TrialGateway {
-  /** Answers the agent's calls. */
-  handler: GatewayHandler;
-  /** Counts the calls' tokens and cost, and the budget that stopped the agent, if one did. */
-  ledger: GatewayLedger;
-}
-
-/**
- * Makes the HTTP handler of one trial's gateway (the eval supplies it: the backend `--model`
- * names, the recording and the budgets, around `gatewayHandler`).
- */
-export type TrialGatewayFactory = (trial: GatewayTrial) => Promise<TrialGateway>;
+import type { TrialScope } from "./trial_scope.ts";
 
 /** The part of the agent's container spec that an installed agent's surroundings decide. */
 export type AgentContainerSetup = Partial<Pick<ContainerSpec, "network" | "env" | "mounts">>;

@@ -1,319 +1,171 @@
 /**
- * The phases of a trial (`trial.ts` runs them in order): {@linkcode begin} starts its containers,
- * {@linkcode runAgent} lets the agent work, {@linkcode seal} freezes the end state,
- * {@linkcode gradeEndState} grades it and {@linkcode finish} records the verdict. Each phase takes
- * the trial's {@linkcode TrialScope} and the {@linkcode TrialStart}, and does only what the log does
- * not already hold, so a resumed trial goes down the same line.
+ * The phases of a trial, each written once: the agent gets its container ({@linkcode openNew},
+ * or for an interrupted trial {@linkcode reopen}, {@linkcode restoreInto} or
+ * {@linkcode reopenWithout}), the graders start ({@linkcode startGraders}), the agent works
+ * ({@linkcode workAgent}), the end state is sealed ({@linkcode sealEnd}, or read from the log:
+ * {@linkcode sealCheckpoint}, {@linkcode readSealed}), graded ({@linkcode gradeEndState}), and
+ * the verdict recorded ({@linkcode finish}). Which of them a trial takes is decided once, by its
+ * start (`trial_start.ts`); what differs between kinds of task is the staged task's kind.
  *
  * @module
  */
+import type { Agent, AgentOutcome } from "../../agent/agent.ts";
+import type { SandboxContainer } from "../../engine/sandbox.ts";
 import type { GatewayLedger } from "../../gateway/ledger.ts";
-import { posix } from "node:path";
-import type { AgentOutcome } from "../../agent/agent.ts";
-import { installedAgent } from "../../agent/cmd_agent.ts";
-import { type Grade, grade } from "../../grading/grade.ts";
-import { gradeHarbor } from "../../grading/harbor_grade.ts";
-import { sealContainer } from "../../workspace/container_seal.ts";
-import { applyContainerSeal, harborContainer } from "./_harbor_container.ts";
-import { AGENT_USER, type ContainerSpec, type SandboxContainer } from "../../engine/sandbox.ts";
+import type { Grade } from "../../grading/grade.ts";
 import {
-  diffSnapshots,
-  loadSnapshot,
-  sealEntries,
-  sealGuard,
-  type Snapshot,
-  type SnapshotChange,
-  snapshotContents,
-  storeSnapshot,
-} from "../../workspace/snapshot.ts";
-import { type CatalogueEvent, EVENT, event } from "../../store/event_catalogue.ts";
+  type CatalogueEvent,
+  EVENT,
+  event,
+  type EventPayload,
+} from "../../store/event_catalogue.ts";
 import { chainedSummary } from "../../store/run_table.ts";
 import type { TrialRecord } from "../../store/trial_record.ts";
-import { OWNER_LABEL } from "./run_owner.ts";
-import type { TrialDeps, TrialPlan, TrialStart } from "./trial.ts";
+import { diffSnapshots, loadSnapshot, storeSnapshot } from "../../workspace/snapshot.ts";
 import { type AgentContainerSetup, openTrialGateway } from "./trial_gateway.ts";
 import { gradePayload, outcomePayload } from "./trial_payloads.ts";
+import type { Sealed } from "./trial_plan.ts";
+import type { TrialScope } from "./trial_scope.ts";
 
-/** What every phase of one trial shares: its plan, its dependencies, its log and its containers. */
-export interface TrialScope {
-  /** The trial. */
-  readonly plan: TrialPlan;
-  /** What it runs on. */
-  readonly deps: TrialDeps;
-  /** Whether it was interrupted before and goes on now. */
-  readonly resumed: boolean;
-  /** Appends events to the session's log (stamped with the injected clock). */
-  record(events: CatalogueEvent[]): void;
-  /**
-   * Starts a container of the trial in `role` (labelled with the run, session and owner) from
-   * `image`, the task's image by default, with `overrides` over the task's spec (its labels
-   * stay); it is removed with the trial's others.
-   */
-  start(
-    role: string,
-    image?: string | Promise<string>,
-    overrides?: Partial<Omit<ContainerSpec, "image" | "labels">>,
-  ): Promise<SandboxContainer>;
-  /** Takes a container that survived an interrupted process into the trial's. */
-  adopt(container: SandboxContainer): void;
-  /** Adds what to undo once the trial's containers are removed (say, close its gateway). */
-  onRemove(undo: () => Promise<void>): void;
-  /** Removes every container the trial started or adopted, then undoes what `onRemove` lists. */
-  removeAll(): Promise<void>;
-  /** Time since the trial began, on the injected clock, in ms. */
-  elapsedMs(): number;
+/** The agent's container as a trial (re)starts: none once the agent's work is over. */
+export interface AgentSeat {
+  /** The agent's container. */
+  container?: SandboxContainer;
+  /** The ledger of the trial's model gateway, for an installed agent that got one. */
+  ledger?: GatewayLedger;
 }
 
 /** The containers a trial has once it has begun. */
-export interface Begun {
-  /** The agent's container; absent when the agent's work is over and its container is gone. */
-  agent?: SandboxContainer;
+export interface Begun extends AgentSeat {
   /** The grader, starting while the agent works. */
   grader: Promise<SandboxContainer>;
   /** A second, separate grader for the canary, when the task has one. */
   canaryGrader?: Promise<SandboxContainer>;
-  /** The ledger of the trial's model gateway, for an installed agent that reached one. */
-  ledger?: GatewayLedger;
 }
 
-/** The sealed end state. */
-export interface Sealed {
-  /** Its snapshot. */
-  final: Snapshot;
-  /** How it differs from the staged workspace. */
-  changes: SnapshotChange[];
+/** How the agent works in this trial: from the start, or going on after an interruption. */
+export interface AgentRun {
+  /** The agent (a resumed one answers from its record first). */
+  agent: Agent;
+  /** Appends its events (a resumed one leaves out what the log holds). */
+  record: (events: CatalogueEvent[]) => void;
+  /** Agent time already used, in ms. */
+  elapsedMs: number;
+  /** Whether it goes on after an interruption. */
+  resumed: boolean;
 }
 
-/**
- * How a trial's container in `role` is started: the task's image, workdir and network, the agent's
- * user, and the labels that tie it to its run, session and state folder.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { trialContainerSpec } from "./trial_phases.ts";
- * const task = { manifest: { image: "verdict/busybox", workdir: "/workspace", network: "none" } };
- * const plan = { run: "r1", session: "s1", staged: { task } } as Parameters<typeof trialContainerSpec>[0];
- * assert.equal(trialContainerSpec(plan, "0123456789abcdef", "grader").labels["verdict.role"], "grader");
- * ```
- */
-export function trialContainerSpec(plan: TrialPlan, owner: string, role: string): ContainerSpec {
-  const { manifest, harbor } = plan.staged.task;
-  return {
-    image: manifest.image,
-    workdir: manifest.workdir,
-    network: manifest.network,
-    labels: {
-      "verdict.run": plan.run,
-      [OWNER_LABEL]: owner,
-      "verdict.session": plan.session,
-      "verdict.role": role,
-    },
-    user: AGENT_USER,
-    // The agent's commands decide no verdict: they may take the quicker channel.
-    ...(role === "agent" ? { channel: true } : {}),
-    ...(harbor ? harborContainer(harbor) : {}),
-  };
-}
+/** What `trial.resumed` says about where the trial picked up. */
+export type Resumption = EventPayload<typeof EVENT.trialResumed>;
 
 /**
- * The scope of one trial: marks its session running and tracks every container it starts.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { nopAgent } from "../../agent/nop.ts";
- * import { LogicalClock } from "../../core/clock.ts";
- * import { SplitMix64 } from "../../core/rng.ts";
- * import { MemorySandbox } from "../../engine/memory_sandbox.ts";
- * import { openStore } from "../../store/store.ts";
- * import { loadTask } from "../../task/load_task.ts";
- * import { stageTask } from "./staged_task.ts";
- * import { FROM_THE_BEGINNING } from "./trial.ts";
- * import { trialScope } from "./trial_phases.ts";
- *
- * const store = openStore(":memory:");
- * store.runs.create({ id: "r1", config: {}, createdAt: 0 });
- * store.runs.createSession({ id: "s1", run: "r1", task: "fix-slugify", repeat: 0 });
- * const staged = await stageTask(await loadTask("tasks/fix-slugify"));
- * const sandbox = new MemorySandbox();
- * const scope = trialScope({ run: "r1", session: "s1", staged, repeat: 0 }, {
- *   store,
- *   sandbox,
- *   images: sandbox.derivedImages({ "verdict.run": "r1" }),
- *   clock: new LogicalClock({ start: 0, tick: 1 }),
- *   rng: new SplitMix64(1),
- *   agent: nopAgent,
- *   signal: new AbortController().signal,
- *   owner: "0123456789abcdef",
- * }, FROM_THE_BEGINNING);
- * assert.equal(store.runs.session("s1")?.status, "running");
- * const container = await scope.start("agent");
- * assert.deepEqual(sandbox.live().map(({ id }) => id), [container.id]);
- * await scope.removeAll();
- * assert.equal(sandbox.live().length, 0);
- * ```
+ * A new trial: records that it started, gets the agent a container (one started ahead, or a new
+ * one from the staged image, in the network namespace of its gateway's sidecar for an installed
+ * agent), and records the staged workspace.
  */
-export function trialScope(plan: TrialPlan, deps: TrialDeps, from: TrialStart): TrialScope {
-  const { store, clock } = deps;
-  const { manifest } = plan.staged.task;
-  const started = clock.monotonic();
-  store.runs.setSessionStatus(plan.session, "running");
-  const containers: Promise<SandboxContainer | undefined>[] = [];
-  const undos: (() => Promise<void>)[] = [];
-  return {
-    plan,
-    deps,
-    resumed: from.phase !== "begin",
-    record: (events) => void store.events.append(plan.session, events, clock.now()),
-    start(role, image = manifest.image, overrides = {}) {
-      const starting = Promise.resolve(image).then((name) =>
-        deps.sandbox.start(
-          { ...trialContainerSpec(plan, deps.owner, role), ...overrides, image: name },
-          deps.signal,
-        )
-      );
-      containers.push(starting.catch(() => undefined));
-      return starting;
-    },
-    adopt: (container) => void containers.push(Promise.resolve(container)),
-    onRemove: (undo) => void undos.push(undo),
-    async removeAll() {
-      await Promise.all(containers.map(async (starting) => {
-        const container = await starting;
-        await container?.remove().catch(() => undefined);
-      }));
-      await Promise.all(undos.splice(0).map((undo) => undo().catch(() => undefined)));
-    },
-    elapsedMs: () => clock.monotonic() - started,
-  };
-}
-
-/**
- * Begins (or picks up) a trial: records that it started or was resumed, gets the agent a
- * container (a new one from the staged image, the one that survived, or a new one restored from
- * the last snapshot), and starts the graders. An installed agent's new container is started in
- * the network namespace of its gateway's sidecar, which is set up first.
- */
-export async function begin(scope: TrialScope, from: TrialStart): Promise<Begun> {
+export async function openNew(scope: TrialScope): Promise<AgentSeat> {
   const { plan, deps } = scope;
   const { staged } = plan;
-  const { manifest } = staged.task;
-  let agent: SandboxContainer | undefined;
-  const installed = installedAgent(from.phase === "agent" ? from.agent : deps.agent);
-  const needsContainer = from.phase === "begin" || (from.phase === "agent" && !from.container);
-  let setup: AgentContainerSetup = {};
-  if (from.phase === "begin") {
-    scope.record([event(EVENT.trialStarted, {
-      task: staged.task.id,
-      repeat: plan.repeat,
-      agent: deps.agent.name,
-      image: manifest.image,
-    })]);
-  }
-  const warmed = from.phase === "begin" && !installed ? deps.warm?.take(plan.session) : undefined;
-  const agentImage = from.phase !== "begin" || warmed ? undefined : agentImageOf(plan, deps);
+  scope.record([event(EVENT.trialStarted, {
+    task: staged.task.id,
+    repeat: plan.repeat,
+    agent: deps.agent.name,
+    image: staged.task.manifest.image,
+  })]);
+  const warmed = deps.warm?.take(plan.session);
+  const image = warmed ? undefined : staged.kind.agentImage(staged, deps.images, deps.signal);
   // The image builds while the gateway opens; a failure to open it leaves the build unawaited.
-  agentImage?.catch(() => undefined);
-  let ledger: GatewayLedger | undefined;
-  if (installed && needsContainer) ({ setup, ledger } = await openTrialGateway(scope, installed));
+  image?.catch(() => undefined);
+  const { setup, ledger } = await agentSurroundings(scope);
+  let container: SandboxContainer;
   if (warmed) {
-    agent = await warmed;
-    scope.adopt(agent);
-  } else if (from.phase === "begin") {
-    agent = await scope.start("agent", agentImage!, setup);
-  } else {
-    if (from.phase !== "grade" && from.container) scope.adopt(from.container);
-    if (from.phase === "agent") {
-      agent = from.container ?? await restore(scope, from.restoreRoot, setup);
-    }
-    if (from.phase === "seal") agent = from.container ?? undefined;
-    scope.record([event(
-      EVENT.trialResumed,
-      from.phase === "grade" ? { phase: "grade", root: from.endRoot } : {
-        phase: from.phase,
-        container: from.container ? "reused" : "restored",
-        root: from.restoreRoot,
-      },
-    )]);
-  }
-  // The grader starts while the agent works (it sees nothing until grading); starting both at
-  // once would slow the agent's start, which is on every trial's critical path.
-  const graderImage = graderImageOf(plan, deps);
-  const grader = scope.start("grader", graderImage);
-  // The canary gets a fresh grader of its own: nothing the success script leaves reaches it.
-  const canaryGrader = manifest.success.canary ? scope.start("grader", graderImage) : undefined;
-  if (from.phase === "begin") {
-    scope.record([event(EVENT.workspaceStaged, {
-      root: staged.initial.root,
-      entries: staged.initial.entries.length,
-    })]);
-  }
-  return { agent, grader, canaryGrader, ledger };
+    container = await warmed;
+    scope.adopt(container);
+  } else container = await scope.start("agent", image!, setup);
+  scope.record([event(EVENT.workspaceStaged, {
+    root: staged.initial.root,
+    entries: staged.initial.entries.length,
+  })]);
+  return { container, ledger };
 }
 
-/**
- * The image a trial's agent container starts from: the task's with the staged workspace in it
- * (a Harbor task's own image holds its files already). Built once per run and task.
- */
-export function agentImageOf(
-  plan: TrialPlan,
-  deps: Pick<TrialDeps, "images" | "signal">,
-): Promise<string> {
-  const { task, tar } = plan.staged;
-  if (task.harbor) return Promise.resolve(task.manifest.image);
-  return deps.images.imageFor(task.manifest.image, tar, {
-    emptyFolder: task.manifest.workdir,
-    signal: deps.signal,
-  });
-}
-
-/** The image a trial's graders start from: the task's with its tests in it. */
-export function graderImageOf(
-  plan: TrialPlan,
-  deps: Pick<TrialDeps, "images" | "signal">,
-): Promise<string> {
-  const { task, graderTar } = plan.staged;
-  return deps.images.imageFor(task.manifest.image, graderTar, {
-    ...(task.harbor ? {} : { emptyFolder: task.manifest.workdir }),
-    signal: deps.signal,
-  });
-}
-
-/**
- * Lets the agent work until it stops, and records how it ended; an agent that had already
- * stopped before an interruption is not run again.
- */
-export async function runAgent(
+/** An interrupted trial whose agent container survived: it is taken back as it is. */
+export function reopen(
   scope: TrialScope,
-  begun: Begun,
-  from: TrialStart,
-): Promise<AgentOutcome> {
-  if (from.phase === "seal" || from.phase === "grade") return from.outcome;
+  container: SandboxContainer,
+  resumed: Resumption,
+): Promise<AgentSeat> {
+  scope.adopt(container);
+  scope.record([event(EVENT.trialResumed, resumed)]);
+  return Promise.resolve({ container });
+}
+
+/**
+ * An interrupted trial whose agent goes on without its container: a new one, from the task's
+ * image, with the workspace of the checkpoint `root` put back.
+ */
+export async function restoreInto(
+  scope: TrialScope,
+  root: string,
+  resumed: Resumption,
+): Promise<AgentSeat> {
   const { plan, deps } = scope;
-  const { task } = plan.staged;
-  const { workdir, limits } = task.manifest;
-  const container = begun.agent!;
-  const resumed = from.phase === "agent";
-  const ran = await (resumed ? from.agent : deps.agent).run({
-    task,
+  const { setup, ledger } = await agentSurroundings(scope);
+  const container = await scope.start("agent", undefined, setup);
+  const snapshot = loadSnapshot(deps.store.blobs, root);
+  await plan.staged.kind.restore(plan.staged, container, deps.store.blobs, snapshot);
+  scope.record([event(EVENT.trialResumed, resumed)]);
+  return { container, ledger };
+}
+
+/** An interrupted trial whose agent's work is over and whose container is gone. */
+export function reopenWithout(scope: TrialScope, resumed: Resumption): Promise<AgentSeat> {
+  scope.record([event(EVENT.trialResumed, resumed)]);
+  return Promise.resolve({});
+}
+
+/**
+ * Starts the graders from the image with the tests in it. They start while the agent works (a
+ * grader sees nothing until grading); starting them with the agent's would slow the agent's
+ * start, which is on every trial's critical path. The canary gets a fresh grader of its own:
+ * nothing the success script leaves reaches it.
+ */
+export function startGraders(scope: TrialScope, seat: AgentSeat): Begun {
+  const { plan: { staged }, deps } = scope;
+  const image = staged.kind.graderImage(staged, deps.images, deps.signal);
+  const grader = scope.start("grader", image);
+  const canaryGrader = staged.task.manifest.success.canary
+    ? scope.start("grader", image)
+    : undefined;
+  return { ...seat, grader, canaryGrader };
+}
+
+/** Lets the agent work in its container until it stops, and records how it ended. */
+export async function workAgent(
+  scope: TrialScope,
+  container: SandboxContainer,
+  ledger: GatewayLedger | undefined,
+  run: AgentRun,
+): Promise<AgentOutcome> {
+  const { plan, deps } = scope;
+  const { staged } = plan;
+  const ran = await run.agent.run({
+    task: staged.task,
     session: plan.session,
     container,
-    record: resumed ? from.record(scope.record) : scope.record,
+    record: run.record,
     storeBlob: (text) => deps.store.blobs.putText(text),
     snapshot: async () =>
       storeSnapshot(
         deps.store.blobs,
-        task.harbor
-          ? (await sealContainer(container, admit(scope), { final: false })).sealed
-          : sealEntries(await container.copyOut(workdir, admit(scope)), posix.basename(workdir)),
+        await staged.kind.checkpoint(staged, container, scope.admit()),
       ),
     rng: deps.rng,
-    timeoutMs: Math.max(0, limits.timeout_s * 1000 - (resumed ? from.elapsedMs : 0)),
-    resumed,
+    timeoutMs: Math.max(0, staged.task.manifest.limits.timeout_s * 1000 - run.elapsedMs),
+    resumed: run.resumed,
     signal: deps.signal,
   });
-  const outcome = begun.ledger ? withGatewayAccount(ran, begun.ledger) : ran;
+  const outcome = ledger ? withGatewayAccount(ran, ledger) : ran;
   const lost = container.channelLost;
   scope.record([event(EVENT.agentStopped, {
     ...outcomePayload(outcome),
@@ -323,46 +175,30 @@ export async function runAgent(
 }
 
 /**
- * Seals the end state: stops everything in the agent's container (nothing it started may touch
- * the workspace after it stopped), copies the workspace out and stores it. Without a container
- * (it did not survive an interruption after the agent stopped), the last snapshot is the end
- * state; after an interruption past sealing, the sealed one is read back.
+ * Seals the end state from the agent's container: everything in it is stopped (nothing the agent
+ * started may touch the workspace after it stopped), the end state is copied out and stored.
  *
  * @throws {UnsealableWorkspaceError} when the end state is past the task's limits.
  */
-export async function seal(scope: TrialScope, begun: Begun, from: TrialStart): Promise<Sealed> {
-  const { store } = scope.deps;
+export async function sealEnd(scope: TrialScope, container: SandboxContainer): Promise<Sealed> {
   const { staged } = scope.plan;
-  if (from.phase === "grade") {
-    const final = loadSnapshot(store.blobs, from.endRoot);
-    return { final, changes: diffSnapshots(staged.initial, final) };
-  }
-  let final: Snapshot;
-  if (staged.task.harbor && begun.agent) {
-    const { sealed, changes } = await sealContainer(begun.agent, admit(scope));
-    storeSnapshot(store.blobs, sealed);
-    scope.record([event(EVENT.endStateSealed, { root: sealed.root, changes })]);
-    return { final: sealed, changes };
-  }
-  if (begun.agent) {
-    const { workdir } = staged.task.manifest;
-    await begun.agent.stop();
-    const sealed = sealEntries(
-      await begun.agent.copyOut(workdir, admit(scope)),
-      posix.basename(workdir),
-    );
-    storeSnapshot(store.blobs, sealed);
-    final = sealed;
-  } else {
-    // Only a trial resumed after its agent stopped can be without its container.
-    final = loadSnapshot(
-      store.blobs,
-      from.phase === "seal" ? from.restoreRoot : staged.initial.root,
-    );
-  }
-  const changes = diffSnapshots(staged.initial, final);
-  scope.record([event(EVENT.endStateSealed, { root: final.root, changes })]);
-  return { final, changes };
+  const { sealed, changes } = await staged.kind.seal(staged, container, scope.admit());
+  storeSnapshot(scope.deps.store.blobs, sealed);
+  scope.record([event(EVENT.endStateSealed, { root: sealed.root, changes })]);
+  return { final: sealed, changes };
+}
+
+/** Seals, as the end state, the last checkpoint: the agent had stopped and its container is gone. */
+export function sealCheckpoint(scope: TrialScope, root: string): Promise<Sealed> {
+  const sealed = readSealed(scope, root);
+  scope.record([event(EVENT.endStateSealed, { root: sealed.final.root, changes: sealed.changes })]);
+  return Promise.resolve(sealed);
+}
+
+/** The end state sealed before an interruption, read back. */
+export function readSealed(scope: TrialScope, root: string): Sealed {
+  const final = loadSnapshot(scope.deps.store.blobs, root);
+  return { final, changes: diffSnapshots(scope.plan.staged.initial, final) };
 }
 
 /** Grades the sealed end state in the fresh graders and records the grade. */
@@ -372,35 +208,20 @@ export async function gradeEndState(
   outcome: AgentOutcome,
   sealed: Sealed,
 ): Promise<Grade> {
-  const { plan, deps } = scope;
+  const { plan: { staged }, deps } = scope;
   const grader = await begun.grader;
   const canaryGrader = await begun.canaryGrader;
   await deps.crash?.("grading", 0, scope.resumed);
-  const { harbor, manifest } = plan.staged.task;
-  const graded = harbor
-    ? await gradeHarbor({
-      harbor,
-      workdir: manifest.workdir,
-      blobs: deps.store.blobs,
-      final: sealed.final,
-      tests: plan.staged.tests,
-      grader,
-      passReward: deps.passReward ?? 1,
-      signal: deps.signal,
-    })
-    : await grade({
-      task: plan.staged.task,
-      blobs: deps.store.blobs,
-      initial: plan.staged.initial,
-      final: sealed.final,
-      counters: outcome.counters,
-      tests: plan.staged.tests,
-      grader,
-      canaryGrader,
-      waiveModelOnly: deps.waiveModelOnly,
-      waiveLoopOnly: installedAgent(deps.agent) !== undefined,
-      signal: deps.signal,
-    });
+  const graded = await staged.kind.grade({
+    staged,
+    blobs: deps.store.blobs,
+    final: sealed.final,
+    outcome,
+    grader,
+    canaryGrader,
+    deps,
+    installed: scope.installed !== undefined,
+  });
   scope.record([event(EVENT.gradingFinished, gradePayload(graded))]);
   return graded;
 }
@@ -418,6 +239,16 @@ export function finish(scope: TrialScope, result: TrialRecord): void {
 }
 
 /**
+ * What surrounds a new agent container: for an installed agent, its gateway (served, its sidecar
+ * started) and how the container joins it; nothing for Verdict's own agents.
+ */
+async function agentSurroundings(
+  scope: TrialScope,
+): Promise<{ setup: AgentContainerSetup; ledger?: GatewayLedger }> {
+  return scope.installed ? await openTrialGateway(scope, scope.installed) : { setup: {} };
+}
+
+/**
  * An installed agent's outcome with what its gateway counted: its model calls are its steps, their
  * tokens and cost are its own, and a budget the gateway enforced is why it stopped.
  */
@@ -430,31 +261,4 @@ function withGatewayAccount(outcome: AgentOutcome, ledger: GatewayLedger): Agent
     tokens: ledger.totals.tokens,
     counters: { ...outcome.counters, ...ledger.counters },
   };
-}
-
-/** Each seal refuses, as the agent's failure, an end state past the task's limits. */
-function admit(scope: TrialScope) {
-  const { manifest, harbor } = scope.plan.staged.task;
-  // A whole-container seal's paths are relative to `/`, a workspace's to the workdir's parent.
-  return sealGuard(harbor ? "/" : manifest.workdir, manifest.limits);
-}
-
-/** A new agent container with the workspace of a snapshot. */
-async function restore(
-  scope: TrialScope,
-  root: string,
-  setup: AgentContainerSetup,
-): Promise<SandboxContainer> {
-  const { plan, deps } = scope;
-  const container = await scope.start("agent", undefined, setup);
-  const snapshot = loadSnapshot(deps.store.blobs, root);
-  if (plan.staged.task.harbor) {
-    await applyContainerSeal(container, snapshotContents(deps.store.blobs, snapshot), snapshot);
-    return container;
-  }
-  await container.copyIn(
-    plan.staged.workspaceTar(snapshotContents(deps.store.blobs, snapshot)),
-    "/",
-  );
-  return container;
 }

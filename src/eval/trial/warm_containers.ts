@@ -8,7 +8,7 @@
  * @module
  */
 import type { SandboxContainer } from "../../engine/sandbox.ts";
-import type { TrialPlan } from "./trial.ts";
+import type { TrialPlan, WarmSource } from "./trial_plan.ts";
 
 /**
  * Containers started ahead, by session.
@@ -32,7 +32,7 @@ import type { TrialPlan } from "./trial.ts";
  * await warm.removeUntaken();
  * ```
  */
-export class WarmContainers {
+export class WarmContainers implements WarmSource {
   readonly #plans: readonly TrialPlan[];
   readonly #depth: number;
   readonly #start: (plan: TrialPlan) => Promise<SandboxContainer>;

@@ -5,7 +5,8 @@
  */
 import assert from "node:assert/strict";
 import { LogicalClock } from "../../../src/core/clock.ts";
-import { type LoopChoices, recordedChoices, setupLoopAgent } from "../../../src/eval/setup/loop_setup.ts";
+import { type LoopChoices, recordedChoices } from "../../../src/eval/setup/loop_choices.ts";
+import { setupLoopAgent } from "../../../src/eval/setup/loop_setup.ts";
 import { SessionDivergence, sessionDriver } from "../../../src/eval/trial/session_driver.ts";
 import { fingerprint } from "../../../src/model/fingerprint.ts";
 import type { ModelRequest } from "../../../src/model/model.ts";

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { CorruptionError } from "../../../src/core/errors.ts";
-import { recordedChoices } from "../../../src/eval/setup/loop_setup.ts";
+import { recordedChoices } from "../../../src/eval/setup/loop_choices.ts";
 import { runConfig } from "../../../src/eval/setup/run_identity.ts";
 import { openStore } from "../../../src/store/store.ts";
 import { copyTree, PROJECT_ROOT, runVerdict, scratchDir } from "../../_verdict.ts";

@@ -11,16 +11,17 @@ import { cmdAgent } from "../../../src/agent/cmd_agent.ts";
 import { LogicalClock } from "../../../src/core/clock.ts";
 import { SplitMix64 } from "../../../src/core/rng.ts";
 import { trialStartFrom } from "../../../src/eval/run/resume_point.ts";
-import { type StagedTask, stageTask } from "../../../src/eval/trial/staged_task.ts";
+import type { StagedTask } from "../../../src/eval/trial/trial_plan.ts";
+import { stageTask } from "../../../src/eval/trial/staged_task.ts";
 import {
   FROM_THE_BEGINNING,
-  runTrial,
   type TrialDeps,
   TrialInterrupted,
   type TrialPlan,
   type TrialStart,
-} from "../../../src/eval/trial/trial.ts";
-import type { GatewayTrial } from "../../../src/eval/trial/trial_gateway.ts";
+} from "../../../src/eval/trial/trial_plan.ts";
+import { runTrial } from "../../../src/eval/trial/trial.ts";
+import type { GatewayTrial } from "../../../src/eval/trial/trial_plan.ts";
 import { DockerSandbox } from "../../../src/engine/docker_sandbox.ts";
 import { storeSnapshot } from "../../../src/workspace/snapshot.ts";
 import { EVENT, last } from "../../../src/store/event_catalogue.ts";

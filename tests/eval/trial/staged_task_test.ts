@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { DEFAULT_POLICY } from "../../../src/policy/default_policy.ts";
-import { packWorkspace, stageTask } from "../../../src/eval/trial/staged_task.ts";
+import { stageTask } from "../../../src/eval/trial/staged_task.ts";
+import { packWorkspace } from "../../../src/eval/trial/workspace_pack.ts";
 import { packOwnedTar, type TarEntry } from "../../../src/engine/tar.ts";
 import { loadTask } from "../../../src/task/load_task.ts";
 

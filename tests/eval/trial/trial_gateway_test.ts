@@ -13,12 +13,14 @@ import { trialStartFrom } from "../../../src/eval/run/resume_point.ts";
 import { stageTask } from "../../../src/eval/trial/staged_task.ts";
 import {
   FROM_THE_BEGINNING,
-  runTrial,
   type TrialDeps,
   type TrialPlan,
-} from "../../../src/eval/trial/trial.ts";
-import { type GatewayTrial, trialDummyKey } from "../../../src/eval/trial/trial_gateway.ts";
-import { begin, trialScope } from "../../../src/eval/trial/trial_phases.ts";
+} from "../../../src/eval/trial/trial_plan.ts";
+import { runTrial } from "../../../src/eval/trial/trial.ts";
+import type { GatewayTrial } from "../../../src/eval/trial/trial_plan.ts";
+import { trialDummyKey } from "../../../src/eval/trial/trial_gateway.ts";
+import { begin, trialLine } from "../../../src/eval/trial/trial_start.ts";
+import { trialScope } from "../../../src/eval/trial/trial_scope.ts";
 import { MemorySandbox, type SandboxOperation } from "../../../src/engine/memory_sandbox.ts";
 import type { ContainerSpec } from "../../../src/engine/sandbox.ts";
 import { storeSnapshot } from "../../../src/workspace/snapshot.ts";
@@ -69,8 +71,8 @@ function started(operations: readonly SandboxOperation[]): ContainerSpec[] {
 
 Deno.test("an installed agent's container joins its gateway sidecar's network, with the dummy key and its files", async () => {
   const fx = await fixture();
-  const scope = trialScope(fx.plan, fx.deps, FROM_THE_BEGINNING);
-  const begun = await begin(scope, FROM_THE_BEGINNING);
+  const scope = trialScope(fx.plan, fx.deps, false);
+  const begun = await begin(scope, trialLine(FROM_THE_BEGINNING));
   await begun.grader;
   const [sidecar, agent] = started(fx.sandbox.operations);
   assert.equal(sidecar.labels["verdict.role"], "gateway");
@@ -93,7 +95,9 @@ Deno.test("an installed agent's container joins its gateway sidecar's network, w
   );
   assert(forwarder !== -1 && forwarder < agentStart);
   const exec = fx.sandbox.operations[forwarder];
-  assert(exec.op === "exec" && exec.id === begun.agent!.spec.network.slice("container:".length));
+  assert(
+    exec.op === "exec" && exec.id === begun.container!.spec.network.slice("container:".length),
+  );
   assert(exec.op === "exec" && exec.script.startsWith("exec python3 -c "));
 
   assert.equal(agent.labels["verdict.role"], "agent");
@@ -125,8 +129,8 @@ Deno.test("an installed agent's container joins its gateway sidecar's network, w
 Deno.test("Verdict's own agents get no gateway, sidecar or mounts", async () => {
   const fx = await fixture();
   const { nopAgent } = await import("../../../src/agent/nop.ts");
-  const scope = trialScope(fx.plan, { ...fx.deps, agent: nopAgent }, FROM_THE_BEGINNING);
-  await (await begin(scope, FROM_THE_BEGINNING)).grader;
+  const scope = trialScope(fx.plan, { ...fx.deps, agent: nopAgent }, false);
+  await (await begin(scope, trialLine(FROM_THE_BEGINNING))).grader;
   const specs = started(fx.sandbox.operations);
   assert.deepEqual(specs.map((spec) => spec.labels["verdict.role"]), ["agent", "grader"]);
   assert(specs.every((spec) => spec.network === "none" && spec.mounts === undefined));
@@ -152,8 +156,8 @@ Deno.test("a forwarder that cannot listen is the infrastructure's fault, and the
 Deno.test("resuming an installed agent's trial removes its old sidecar and starts it over with a new gateway", async () => {
   const fx = await fixture();
   // A process began the trial, then died: its sidecar, agent and grader are left.
-  const scope = trialScope(fx.plan, fx.deps, FROM_THE_BEGINNING);
-  await (await begin(scope, FROM_THE_BEGINNING)).grader;
+  const scope = trialScope(fx.plan, fx.deps, false);
+  await (await begin(scope, trialLine(FROM_THE_BEGINNING))).grader;
   const leftovers = await fx.sandbox.findLabelled(["verdict.run=r1", `verdict.owner=${OWNER}`], [
     "verdict.session",
     "verdict.role",

@@ -17,15 +17,17 @@ import { ZERO_COUNTERS } from "../../../src/store/run_counters.ts";
 import { openStore, type Store } from "../../../src/store/store.ts";
 import { loadTask } from "../../../src/task/load_task.ts";
 import { type ResumeContext, trialStartFrom } from "../../../src/eval/run/resume_point.ts";
-import { type StagedTask, stageTask } from "../../../src/eval/trial/staged_task.ts";
+import type { StagedTask } from "../../../src/eval/trial/trial_plan.ts";
+import { stageTask } from "../../../src/eval/trial/staged_task.ts";
 import {
   FROM_THE_BEGINNING,
-  runTrial,
   type TrialDeps,
   TrialInterrupted,
   type TrialPlan,
-} from "../../../src/eval/trial/trial.ts";
-import { begin, runAgent, seal, trialScope } from "../../../src/eval/trial/trial_phases.ts";
+} from "../../../src/eval/trial/trial_plan.ts";
+import { runTrial } from "../../../src/eval/trial/trial.ts";
+import { begin, trialLine } from "../../../src/eval/trial/trial_start.ts";
+import { trialScope } from "../../../src/eval/trial/trial_scope.ts";
 import { PROJECT_ROOT } from "../../_verdict.ts";
 
 const SLUG = "/workspace/textkit/slug.py";
@@ -116,12 +118,13 @@ function starts(sandbox: MemorySandbox): string[] {
  * left as they were, its log ends where it stopped.
  */
 async function dieAfter(fx: Fixture, through: "begin" | "agent" | "seal") {
-  const scope = trialScope(fx.plan, fx.deps(), FROM_THE_BEGINNING);
-  const begun = await begin(scope, FROM_THE_BEGINNING);
+  const scope = trialScope(fx.plan, fx.deps(), false);
+  const line = trialLine(FROM_THE_BEGINNING);
+  const begun = await begin(scope, line);
   const grader = await begun.grader;
-  if (through !== "begin") await runAgent(scope, begun, FROM_THE_BEGINNING);
-  const sealed = through === "seal" ? await seal(scope, begun, FROM_THE_BEGINNING) : undefined;
-  return { agent: begun.agent!, grader, sealed };
+  if (through !== "begin") await line.agent(scope, begun);
+  const sealed = through === "seal" ? await line.endState(scope, begun) : undefined;
+  return { agent: begun.container!, grader, sealed };
 }
 
 /** Where resume picks the trial up, from its log and the containers the dead process left. */

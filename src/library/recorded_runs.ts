@@ -7,28 +7,29 @@
  * @module
  */
 import { join } from "node:path";
-import type { Clock } from "../../core/clock.ts";
-import { UsageError } from "../../core/errors.ts";
-import { systemClock } from "../../core/system_clock.ts";
-import type { Sandbox } from "../../engine/sandbox.ts";
-import { type DerivedFileProblem, derivedFileProblems } from "../../report/derived_files.ts";
-import type { Results } from "../../report/results.ts";
-import { writeRunReports } from "../../report/run_reports.ts";
-import { type ComparedRun, compareRuns, type Comparison } from "../../stats/compare.ts";
-import { type RunStats, runStats } from "../../stats/run_stats.ts";
-import { checkDatabaseFile, DamagedStoreError } from "../../store/damaged_store.ts";
-import { pageProblems } from "../../store/integrity.ts";
-import type { RunRecord } from "../../store/run_table.ts";
-import { openStore, type Store } from "../../store/store.ts";
-import { type VerifyReport, verifyRun } from "../../store/verify.ts";
-import { replayRun, type SessionReplay } from "../replay/replay.ts";
-import { recordedChoices, setupLoopAgent } from "../setup/loop_setup.ts";
-import { runConfig } from "../setup/run_identity.ts";
-import { eventBlobReferences } from "./event_references.ts";
-import { resumeRun } from "./resume.ts";
-import { runDeps, type RunOptions } from "./run_eval.ts";
-import type { EvalOutcome } from "./run_lifecycle.ts";
-import { runPromptCache } from "./run_prompt_cache.ts";
+import type { Clock } from "../core/clock.ts";
+import { UsageError } from "../core/errors.ts";
+import { systemClock } from "../core/system_clock.ts";
+import type { Sandbox } from "../engine/sandbox.ts";
+import { type DerivedFileProblem, derivedFileProblems } from "../report/derived_files.ts";
+import type { Results } from "../report/results.ts";
+import { writeRunReports } from "../report/run_reports.ts";
+import { type ComparedRun, compareRuns, type Comparison } from "../stats/compare.ts";
+import { type RunStats, runStats } from "../stats/run_stats.ts";
+import { checkDatabaseFile, DamagedStoreError } from "../store/damaged_store.ts";
+import { pageProblems } from "../store/integrity.ts";
+import type { RunRecord } from "../store/run_table.ts";
+import { openStore, type Store } from "../store/store.ts";
+import { type VerifyReport, verifyRun } from "../store/verify.ts";
+import { replayRun, type SessionReplay } from "../eval/replay/replay.ts";
+import { recordedChoices } from "../eval/setup/loop_choices.ts";
+import { setupLoopAgent } from "../eval/setup/loop_setup.ts";
+import { runConfig } from "../eval/setup/run_identity.ts";
+import { eventBlobReferences } from "../eval/run/event_references.ts";
+import { resumeRun } from "../eval/run/resume.ts";
+import { runDeps, type RunOptions } from "../eval/run/run_eval.ts";
+import type { EvalOutcome } from "../eval/run/run_lifecycle.ts";
+import { runPromptCache } from "../eval/run/run_prompt_cache.ts";
 
 /**
  * How an interrupted run is resumed: on an engine; anything else given must match the record.
@@ -36,7 +37,7 @@ import { runPromptCache } from "./run_prompt_cache.ts";
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { MemorySandbox } from "../../engine/memory_sandbox.ts";
+ * import { MemorySandbox } from "../engine/memory_sandbox.ts";
  * import type { ResumeOptions } from "./recorded_runs.ts";
  * const options: ResumeOptions = { sandbox: new MemorySandbox(), model: "scripted" };
  * assert.equal(options.policy, undefined);
@@ -59,8 +60,8 @@ export interface ResumeOptions extends RunOptions {
  * @example A finished run has nothing left to do
  * ```ts
  * import assert from "node:assert/strict";
- * import { MemorySandbox } from "../../engine/memory_sandbox.ts";
- * import { runEval } from "./run_eval.ts";
+ * import { MemorySandbox } from "../engine/memory_sandbox.ts";
+ * import { runEval } from "../eval/run/run_eval.ts";
  * import { resumeEval } from "./recorded_runs.ts";
  * const sandbox = new MemorySandbox();
  * const home = await Deno.makeTempDir();
@@ -125,8 +126,8 @@ export interface ReplayOptions {
  * @example A `nop` session is not a loop session: skipped
  * ```ts
  * import assert from "node:assert/strict";
- * import { MemorySandbox } from "../../engine/memory_sandbox.ts";
- * import { runEval } from "./run_eval.ts";
+ * import { MemorySandbox } from "../engine/memory_sandbox.ts";
+ * import { runEval } from "../eval/run/run_eval.ts";
  * import { replayEval } from "./recorded_runs.ts";
  * const home = await Deno.makeTempDir();
  * const sandbox = new MemorySandbox();
@@ -199,8 +200,8 @@ export interface VerifyOutcome extends VerifyReport {
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { MemorySandbox } from "../../engine/memory_sandbox.ts";
- * import { runEval } from "./run_eval.ts";
+ * import { MemorySandbox } from "../engine/memory_sandbox.ts";
+ * import { runEval } from "../eval/run/run_eval.ts";
  * import { verifyEval } from "./recorded_runs.ts";
  * const home = await Deno.makeTempDir();
  * const sandbox = new MemorySandbox();
@@ -236,8 +237,8 @@ export async function verifyEval(home: string, run: string): Promise<VerifyOutco
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { MemorySandbox } from "../../engine/memory_sandbox.ts";
- * import { runEval } from "./run_eval.ts";
+ * import { MemorySandbox } from "../engine/memory_sandbox.ts";
+ * import { runEval } from "../eval/run/run_eval.ts";
  * import { evalStats } from "./recorded_runs.ts";
  * const home = await Deno.makeTempDir();
  * const sandbox = new MemorySandbox();
@@ -267,8 +268,8 @@ export function evalStats(home: string, run: string): RunStats {
  * @example A run compared with itself flips nothing
  * ```ts
  * import assert from "node:assert/strict";
- * import { MemorySandbox } from "../../engine/memory_sandbox.ts";
- * import { runEval } from "./run_eval.ts";
+ * import { MemorySandbox } from "../engine/memory_sandbox.ts";
+ * import { runEval } from "../eval/run/run_eval.ts";
  * import { compareEvals } from "./recorded_runs.ts";
  * const home = await Deno.makeTempDir();
  * const sandbox = new MemorySandbox();
@@ -295,7 +296,7 @@ export function compareEvals(home: string, base: string, candidate: string): Com
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { openStore } from "../../store/store.ts";
+ * import { openStore } from "../store/store.ts";
  * import { comparedRun } from "./recorded_runs.ts";
  * const store = openStore(":memory:");
  * const config = {
@@ -325,8 +326,8 @@ export function comparedRun(store: Store, run: RunRecord): ComparedRun {
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { MemorySandbox } from "../../engine/memory_sandbox.ts";
- * import { runEval } from "./run_eval.ts";
+ * import { MemorySandbox } from "../engine/memory_sandbox.ts";
+ * import { runEval } from "../eval/run/run_eval.ts";
  * import { reportEval } from "./recorded_runs.ts";
  * const home = await Deno.makeTempDir();
  * const sandbox = new MemorySandbox();

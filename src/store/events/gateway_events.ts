@@ -1,0 +1,41 @@
+/**
+ * The events of the model gateway: each model call an installed agent made through it, and what
+ * answered.
+ *
+ * @module
+ */
+import { z } from "zod";
+import { COUNT, USAGE } from "./_fields.ts";
+
+/** The gateway's events: kind → payload schema. */
+export const GATEWAY_EVENTS = {
+  "gateway.call": z.object({
+    /** Its number in the trial, from 1. */
+    number: COUNT,
+    /** Its wire format. */
+    format: z.enum(["chat_completions", "responses", "messages"]),
+    /** Whether the agent asked for a stream. */
+    stream: z.boolean(),
+    /** The model the agent named. */
+    model: z.string(),
+    /** The request body exactly as the agent sent it (a blob when large, as any payload field). */
+    body: z.string(),
+  }).describe("A model call an agent made through the gateway: the request body as sent."),
+
+  "gateway.answer": z.object({
+    /** The call's number. */
+    number: COUNT,
+    /** The HTTP status. */
+    status: z.number().int(),
+    /** The content type. */
+    content_type: z.string(),
+    /** The body exactly as sent to the agent (a blob when large). */
+    body: z.string(),
+    /** Its tokens, from its usage block; null when it has none. */
+    usage: USAGE.nullable(),
+    /** Its cost in dollars (decimal text), or null when unpriced. */
+    cost_usd: z.string().nullable(),
+  }).describe(
+    "What answered a gateway call, with its tokens and cost (dollars as decimal text, or null).",
+  ),
+};
