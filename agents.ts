@@ -1,7 +1,8 @@
 /**
- * The words of agents and models, for writing your own: what an agent reports it counted, and
- * why it stopped, and what a model backend reads and answers (the conversation, the tools on offer, the calls it
- * makes, the tokens it used). `TrialAgent`, `TrialContext` and `Model` are in the main module.
+ * The words of agents and models, for writing your own: what an agent reports (why it stopped,
+ * what it counted) and what a model backend reads and answers (the conversation, the tools on
+ * offer, the calls it makes, the tokens it used). `TrialAgent`, `TrialContext` and `Model` are in
+ * the main module.
  *
  * @example A model backend that answers every request by finishing
  * ```ts
