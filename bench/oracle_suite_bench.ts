@@ -19,13 +19,19 @@
  */
 import { oracleAgent } from "../src/agent/oracle.ts";
 import { systemClock } from "../src/core/system_clock.ts";
-import { runEval } from "../src/eval/run/run_eval.ts";
+import { evalSuite } from "../src/eval/run/run_eval.ts";
 import { Docker } from "../src/engine/docker.ts";
 import { DockerSandbox } from "../src/engine/docker_sandbox.ts";
 import { loadSuite } from "../src/task/load_suite.ts";
 import { median, scratchFolder } from "./_measure.ts";
 
 const ROUNDS = 3;
+const ORACLE = {
+  agent: oracleAgent,
+  model: null,
+  settings: null,
+  needs: { model: false, solutions: true },
+};
 const TARGETS: Record<number, number> = { 1: 1.0, 4: 1.5 };
 const TASKS = [
   "tasks/shell-count-errors",
@@ -67,14 +73,12 @@ async function bareFloor(concurrency: number): Promise<number> {
 async function oracleRun(concurrency: number): Promise<number> {
   await using home = await scratchFolder("bench-oracle");
   const start = performance.now();
-  const { results } = await runEval(
+  const { results } = await evalSuite(
     {
       paths: TASKS,
       suite,
       tasks: suite.tasks,
-      agent: "oracle",
-      model: null,
-      settings: null,
+      agent: ORACLE,
       repeat: 1,
       concurrency,
       seed: 0,
@@ -82,7 +86,6 @@ async function oracleRun(concurrency: number): Promise<number> {
     },
     {
       sandbox,
-      agent: oracleAgent,
       clock: systemClock,
       signal: new AbortController().signal,
       progress: { runStarted() {}, trialFinished() {} },

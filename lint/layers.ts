@@ -61,8 +61,13 @@ export const LAYERS: LayerTable = {
   "eval/replay": 8,
   /** Runs: eval, resume, merge, tasks check, locks and ownership. */
   "eval/run": 8,
+  /**
+   * The library's functions over a state folder's recorded runs, by run id: resume, replay,
+   * verify, stats, compare, report.
+   */
+  library: 9,
   /** Command-line commands. */
-  cli: 9,
+  cli: 10,
 };
 
 /** The one file under `src/` allowed to read the real clock and entropy. */

@@ -6,7 +6,6 @@
  * @module
  */
 import { UsageError } from "../core/errors.ts";
-import type { AgentKind } from "../eval/setup/agent_registry.ts";
 import {
   DEFAULT_RETRIES,
   MAX_RETRIES,
@@ -99,45 +98,4 @@ export function providerFlags(values: OptionValues): ProviderOptions {
     options.retries = count(values, "retries", DEFAULT_RETRIES, 0, MAX_RETRIES);
   }
   return options;
-}
-
-/** The options only Verdict's own loop uses: an installed agent chooses its own sampling. */
-const LOOP_ONLY = ["temperature", "max-output-tokens", "reasoning-effort"];
-
-/**
- * Refuses provider options no agent of the run takes: any of them when no agent is driven by a
- * model (`nop`, `oracle`), and the sampling ones when every agent is an installed one (a cmd: or a
- * kit agent sends its own requests; only `--header` and `--retries` reach them, through the
- * gateway).
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { requireProviderFlagsApply } from "./provider_flags.ts";
- * import { agentKind } from "../eval/setup/agent_registry.ts";
- * assert.throws(
- *   () => requireProviderFlagsApply({ temperature: "0.5" }, [agentKind("nop")]),
- *   /--temperature is for agents driven by a model/,
- * );
- * ```
- * @throws {UsageError} naming the flag and the agents.
- */
-export function requireProviderFlagsApply(
-  values: OptionValues,
-  kinds: readonly AgentKind[],
-): void {
-  const given = Object.keys(PROVIDER_OPTIONS).filter((name) => values[name] !== undefined);
-  const names = kinds.map((kind) => kind.name).join(", ");
-  if (given.length > 0 && !kinds.some((kind) => kind.needs.model)) {
-    throw new UsageError(
-      `--${given[0]} is for agents driven by a model; --agent ${names} uses none`,
-    );
-  }
-  const sampling = given.find((name) => LOOP_ONLY.includes(name));
-  if (sampling !== undefined && kinds.every((kind) => !kind.needs.model || kind.needs.gateway)) {
-    throw new UsageError(
-      `--${sampling} is for Verdict's loop agent; --agent ${names} sends its own requests and ` +
-        "chooses its own sampling (only --header and --retries reach them); drop it",
-    );
-  }
 }

@@ -6,7 +6,23 @@
  * @module
  */
 
-/** A source of time. */
+/**
+ * A source of time.
+ *
+ * @example A clock that starts at the epoch and moves only when slept on
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import type { Clock } from "./clock.ts";
+ * let time = 0;
+ * const clock: Clock = {
+ *   now: () => time,
+ *   monotonic: () => time,
+ *   sleep: (ms) => Promise.resolve(void (time += ms)),
+ * };
+ * await clock.sleep(5);
+ * assert.equal(clock.now(), 5);
+ * ```
+ */
 export interface Clock {
   /** Milliseconds since the Unix epoch: for timestamps a person reads. */
   now(): number;

@@ -5,7 +5,16 @@
  * @module
  */
 
-/** Exit codes shared by every command. */
+/**
+ * Exit codes shared by every command.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { ExitCode, UsageError } from "./errors.ts";
+ * assert.equal(new UsageError("no such task").exitCode, ExitCode.usage);
+ * ```
+ */
 export const ExitCode = {
   /** Done, and the answer is yes. */
   yes: 0,
@@ -21,7 +30,17 @@ export const ExitCode = {
   terminated: 143,
 } as const;
 
-/** One of the values of {@linkcode ExitCode}. */
+/**
+ * One of the values of {@linkcode ExitCode}.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { ExitCode, type ExitCodeValue } from "./errors.ts";
+ * const code: ExitCodeValue = ExitCode.infrastructure;
+ * assert.equal(code, 3);
+ * ```
+ */
 export type ExitCodeValue = typeof ExitCode[keyof typeof ExitCode];
 
 /**
@@ -65,7 +84,19 @@ export class UsageError extends VerdictError {
   }
 }
 
-/** Where bad input was found and how to fix it. */
+/**
+ * Where bad input was found and how to fix it.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { InputError, type InputProblem } from "./errors.ts";
+ * const problem: InputProblem = {
+ *   file: "gate.yaml", field: "alpha", problem: "must be below 1", fix: "use 0.05",
+ * };
+ * assert.deepEqual(new InputError(problem).problems, [problem]);
+ * ```
+ */
 export interface InputProblem {
   /** The file that holds the bad input. */
   file: string;

@@ -96,7 +96,32 @@ export interface CallOptions {
   signal: AbortSignal;
 }
 
-/** A model. */
+/**
+ * A model: it answers a request (the system prompt, the conversation, the tools on offer) with
+ * text and tool calls. Write one to drive Verdict's loop with a backend of your own.
+ *
+ * @example A model that asks to finish at once
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import type { Model } from "./model.ts";
+ * const model: Model = {
+ *   spec: "finish-now",
+ *   remote: false,
+ *   complete: () =>
+ *     Promise.resolve({
+ *       content: "",
+ *       toolCalls: [{ id: "c1", name: "finish", arguments: '{"summary":"nothing to do"}' }],
+ *       finish: "tool_calls",
+ *       usage: { input: 1, cachedInput: 0, output: 1 },
+ *     }),
+ * };
+ * const answer = await model.complete(
+ *   { system: "", messages: [], tools: [], maxOutputTokens: 100 },
+ *   { signal: new AbortController().signal },
+ * );
+ * assert.equal(answer.toolCalls[0].name, "finish");
+ * ```
+ */
 export interface Model {
   /** The spec it was made from, without secrets, such as `openai:gpt-4o`. */
   readonly spec: string;

@@ -33,7 +33,22 @@ export const RUN_FACTS = [
   "created_at",
 ] as const;
 
-/** The whole of `results.json`. */
+/**
+ * The whole of `results.json`.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { openStore } from "../store/store.ts";
+ * import { buildResults, type Results } from "./results.ts";
+ * const store = openStore(":memory:");
+ * store.runs.create({ id: "r1", config: { agent: "nop" }, createdAt: 0 });
+ * const results: Results = buildResults(store, store.runs.get("r1")!);
+ * assert.equal(results.schema, "verdict.results/1");
+ * assert.equal(results.run.agent, "nop");
+ * assert.equal(results.summary.pass_rate, null); // no trial finished
+ * ```
+ */
 export interface Results {
   /** Always {@linkcode RESULTS_SCHEMA}. */
   schema: typeof RESULTS_SCHEMA;

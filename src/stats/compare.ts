@@ -37,7 +37,20 @@ export interface Flip {
   candidate_session: string;
 }
 
-/** The outcome of a comparison. */
+/**
+ * The outcome of a comparison.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { compareRuns, type Comparison } from "./compare.ts";
+ * const run = (id: string, repeat: number) => ({
+ *   id, suite_digest: "d", tasks: ["t"], repeat, trials: [],
+ * });
+ * const comparison: Comparison = compareRuns(run("base", 1), run("cand", 3));
+ * assert(!comparison.comparable && comparison.differences[0] === "repeat count 1 vs 3");
+ * ```
+ */
 export type Comparison =
   | { comparable: false; base: string; candidate: string; differences: string[] }
   | {

@@ -18,7 +18,17 @@ import type { Comparison } from "./compare.ts";
 import { parseYamlInput } from "../core/yaml_input.ts";
 import type { Expect, Same } from "../core/same_type.ts";
 
-/** A gate's thresholds, defaults filled in. */
+/**
+ * A gate's thresholds, defaults filled in.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import type { Gate } from "./gate.ts";
+ * const gate: Gate = { max_drop_pp: 5, alpha: 0.05, min_cases: 10 };
+ * assert(gate.max_drop_pp > 0);
+ * ```
+ */
 export interface Gate {
   /** The largest allowed drop in pass rate, in percentage points. */
   max_drop_pp: number;
@@ -35,7 +45,20 @@ const GATE_SCHEMA = z.strictObject({
 });
 type _SchemaMatchesGate = Expect<Same<z.output<typeof GATE_SCHEMA>, Gate>>;
 
-/** A gate's decision. */
+/**
+ * A gate's decision.
+ *
+ * @example Too few paired trials fail the gate
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { decideGate, type GateOutcome } from "./gate.ts";
+ * const outcome: GateOutcome = decideGate({ max_drop_pp: 5, alpha: 0.05, min_cases: 10 }, {
+ *   comparable: true, base: "a", candidate: "b", pairs: 2, b: 0, c: 0, p_value: 1,
+ *   base_pass_rate: 1, candidate_pass_rate: 1, delta_pp: 0, flips: [],
+ * });
+ * assert(!outcome.passed && outcome.reasons.length === 1);
+ * ```
+ */
 export interface GateOutcome {
   /** Whether the candidate passes. */
   passed: boolean;

@@ -52,7 +52,21 @@ export interface Spread {
   p95: number | null;
 }
 
-/** Everything `verdict stats` reports for a run. */
+/**
+ * Everything `verdict stats` reports for a run.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { runStats, type RunStats } from "./run_stats.ts";
+ * const stats: RunStats = runStats([{
+ *   task: "a", verdict: "pass", bucket: "pass", reason: "", steps: 2,
+ *   tokens: { input: 10, output: 2 }, cost_usd: null, duration_ms: 500,
+ * }]);
+ * assert.equal(stats.tasks[0].pass_rate, 1);
+ * assert.equal(stats.overall.cost_usd.total, null); // a trial's cost is unknown
+ * ```
+ */
 export interface RunStats {
   /** The overall group, with resource use and failures. */
   overall: PassStats & {

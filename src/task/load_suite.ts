@@ -15,7 +15,18 @@ import { isHarborTaskFolder, loadHarborTask } from "./harbor_task.ts";
 import { isTaskFolder, loadTask } from "./load_task.ts";
 import type { Task } from "./task.ts";
 
-/** Tasks loaded from the given paths. */
+/**
+ * Tasks loaded from the given paths.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { loadSuite, type Suite } from "./load_suite.ts";
+ * const suite: Suite = await loadSuite(["tasks/fix-slugify", "tasks/fix-csv-quoting"]);
+ * assert.deepEqual(suite.tasks.map((task) => task.id), ["fix-csv-quoting", "fix-slugify"]);
+ * assert.match(suite.digest, /^[0-9a-f]{64}$/);
+ * ```
+ */
 export interface Suite {
   /** The tasks, sorted by id. */
   tasks: Task[];

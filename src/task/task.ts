@@ -5,7 +5,19 @@
  */
 import type { Manifest } from "./manifest.ts";
 
-/** A task folder, loaded and validated. */
+/**
+ * A task folder, loaded and validated.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { loadTaskFolder } from "./load_suite.ts";
+ * import type { Task } from "./task.ts";
+ * const task: Task = await loadTaskFolder("tasks/fix-slugify");
+ * assert.equal(task.manifest.category, "bugfix");
+ * assert(task.hasSolution && task.harbor === undefined);
+ * ```
+ */
 export interface Task {
   /** The task id (from the manifest). */
   id: string;

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
-import { providerFlags, requireProviderFlagsApply } from "../../src/cli/provider_flags.ts";
+import { providerFlags } from "../../src/cli/provider_flags.ts";
+import { requireProviderOptionsApply } from "../../src/eval/run/run_agents.ts";
 import { agentKind } from "../../src/eval/setup/agent_registry.ts";
 
 Deno.test("the provider flags parse into the options the model setup takes", () => {
@@ -28,9 +29,9 @@ Deno.test("the provider flags parse into the options the model setup takes", () 
 Deno.test("sampling flags are refused when only installed agents run; headers and retries reach them", () => {
   const claude = agentKind("claude-code");
   assert.throws(
-    () => requireProviderFlagsApply({ temperature: "0.5" }, [claude]),
+    () => requireProviderOptionsApply({ temperature: 0.5 }, [claude]),
     /--temperature is for Verdict's loop agent; --agent claude-code@.* chooses its own sampling/,
   );
-  requireProviderFlagsApply({ header: ["x-team: qa"], retries: "2" }, [claude]);
-  requireProviderFlagsApply({ temperature: "0.5" }, [agentKind("loop"), claude]);
+  requireProviderOptionsApply({ headers: { "x-team": "qa" }, retries: 2 }, [claude]);
+  requireProviderOptionsApply({ temperature: 0.5 }, [agentKind("loop"), claude]);
 });

@@ -8,11 +8,9 @@ import { readInputFile } from "../../core/input_file.ts";
 import { renderComparisonHtml } from "../../report/html.ts";
 import { comparisonText } from "../../report/stats_text.ts";
 import { readTrajectory } from "../../report/trajectory.ts";
-import { type ComparedRun, compareRuns } from "../../stats/compare.ts";
+import { compareRuns } from "../../stats/compare.ts";
 import { decideGate, parseGate } from "../../stats/gate.ts";
-import type { RunRecord } from "../../store/run_table.ts";
-import { runConfig } from "../../eval/setup/run_identity.ts";
-import type { Store } from "../../store/store.ts";
+import { comparedRun } from "../../library/recorded_runs.ts";
 import { type Command, HOME_OPTION, JSON_OPTION } from "../command.ts";
 import { findRun, openExistingStore, resolveHome } from "../state.ts";
 
@@ -73,15 +71,3 @@ export const compareCommand: Command = {
     }
   },
 };
-
-/** A run as the comparison sees it. */
-function comparedRun(store: Store, run: RunRecord): ComparedRun {
-  const config = runConfig(run);
-  return {
-    id: run.id,
-    suite_digest: config.suite_digest,
-    tasks: config.tasks,
-    repeat: config.repeat,
-    trials: store.runs.trialVerdicts(run.id),
-  };
-}

@@ -6,20 +6,27 @@
 import { ExitCode, UsageError } from "../../core/errors.ts";
 import { systemClock } from "../../core/system_clock.ts";
 import { CMD_PREFIX } from "../../agent/cmd_agent.ts";
-import { agentKind, AGENTS, takesModel } from "../../eval/setup/agent_registry.ts";
-import { setupLoopAgent } from "../../eval/setup/loop_setup.ts";
+import { AGENTS } from "../../eval/setup/agent_registry.ts";
 import { KIT_RECIPES } from "../../kit/kit_catalogue.ts";
 import { DEFAULT_REQUEST_TIMEOUT_MS } from "../../model/_http.ts";
-import { runEval } from "../../eval/run/run_eval.ts";
+import { resolveAgents } from "../../eval/run/run_agents.ts";
+import type { EvalOutcome, Progress } from "../../eval/run/run_lifecycle.ts";
+import { planSweep, runPlanned } from "../../eval/run/sweep.ts";
 import { renderJunit } from "../../report/junit.ts";
 import { parseShard } from "../../eval/setup/shard.ts";
-import { loadSuite, selectTasks } from "../../task/load_suite.ts";
-import { type Command, HOME_OPTION, JSON_OPTION, taskPaths } from "../command.ts";
+import {
+  type Command,
+  HOME_OPTION,
+  JSON_OPTION,
+  type OptionValues,
+  taskPaths,
+} from "../command.ts";
 import { agentFilesOption } from "../agent_files_option.ts";
 import { crashProcess } from "../crash_process.ts";
+import type { Io } from "../io.ts";
 import { count, fraction, MAX_CONCURRENCY, MAX_REPEAT, stringOption } from "../option_values.ts";
 import { progressDisplay } from "../progress.ts";
-import { PROVIDER_OPTIONS, providerFlags, requireProviderFlagsApply } from "../provider_flags.ts";
+import { PROVIDER_OPTIONS, providerFlags } from "../provider_flags.ts";
 import { secondsOption } from "../seconds_option.ts";
 import { sandboxFromEnv, withInterrupt } from "../runtime.ts";
 import { resolveHome } from "../state.ts";
@@ -126,14 +133,9 @@ export const evalCommand: Command = {
     "API keys come from OPENAI_API_KEY and ANTHROPIC_API_KEY and are never recorded.",
   async run({ io, values, positionals }) {
     const home = resolveHome(values, io);
-    const agentNames = (values.agent as string[] | undefined) ?? ["loop"];
-    const agentFiles = agentFilesOption(
-      values,
-      agentNames.some((name) => name.startsWith(CMD_PREFIX)),
-    );
-    const kinds = agentNames.map((name) =>
-      agentKind(name, { agentFiles: name.startsWith(CMD_PREFIX) ? agentFiles : undefined, home })
-    );
+    const agents = (values.agent as string[] | undefined) ?? ["loop"];
+    const agentFiles = agentFilesOption(values, agents.some((name) => name.startsWith(CMD_PREFIX)));
+    resolveAgents(agents, { agentFiles, home }); // every agent is checked before the numbers
     const minPassRate = fraction(values, "min-pass-rate");
     const passReward = fraction(values, "pass-reward");
     const repeat = count(values, "repeat", 1, 1, MAX_REPEAT);
@@ -149,104 +151,111 @@ export const evalCommand: Command = {
           "records its cost as unknown; pass one of them",
       );
     }
-    const suite = await loadSuite(taskPaths(positionals));
-    const tasks = selectTasks(suite, (values.task as string[] | undefined) ?? []);
-    const models = (values.model as string[] | undefined) ?? ["scripted"];
-    if (values.model !== undefined && !kinds.some((kind) => kind.needs.model)) {
-      throw new UsageError(
-        `--model is for agents driven by a model; --agent ${agentNames.join(", ")} uses none`,
-      );
-    }
-    requireProviderFlagsApply(values, kinds);
-    // A sweep: the same tasks, repeats and seed for every agent and model, one run each (an
-    // agent that needs no model is given none, so it is built once). A pair whose agent cannot
-    // speak the model's API is passed over, unless the agent has no other (its build says why).
-    const setups = [];
-    for (const kind of kinds) {
-      const offered = kind.needs.model ? models : [models[0]];
-      const taken = offered.filter((model) => takesModel(kind, model));
-      for (const model of taken.length > 0 ? taken : offered) {
-        const built = await kind.build(() =>
-          setupLoopAgent({
-            model,
-            baseUrl: stringOption(values, "base-url"),
-            pricesFile: stringOption(values, "prices"),
-            noCost: values["no-cost"] === true,
-            policyFile: stringOption(values, "policy"),
-            env: (name) => io.env(name),
-            clock: systemClock,
-            requestTimeoutMs,
-            providerOptions,
-            onCrash: crashProcess(io),
-            home,
-            repeat,
-          }, tasks)
-        );
-        setups.push({ kind, ...built });
-      }
-      for (const model of taken.length > 0 ? offered.filter((m) => !taken.includes(m)) : []) {
-        io.err(`passing over ${kind.name} with --model ${model}: it speaks ${kind.speaks}'s API\n`);
-      }
-    }
+    const planned = await planSweep(
+      {
+        paths: taskPaths(positionals),
+        tasks: (values.task as string[] | undefined) ?? [],
+        agents,
+        models: values.model as string[] | undefined,
+        loop: {
+          baseUrl: stringOption(values, "base-url"),
+          pricesFile: stringOption(values, "prices"),
+          noCost: values["no-cost"] === true,
+          policyFile: stringOption(values, "policy"),
+          env: (name) => io.env(name),
+          requestTimeoutMs,
+          providerOptions,
+        },
+        agentFiles,
+        repeat,
+        concurrency,
+        seed,
+        home,
+        passReward,
+        shard,
+      },
+      systemClock,
+      {
+        onCrash: crashProcess(io),
+        passedOver: (agent, model, speaks) =>
+          io.err(`passing over ${agent} with --model ${model}: it speaks ${speaks}'s API\n`),
+      },
+    );
     const json = values.json === true;
     const write = json ? io.err : io.out;
-    const outcomes = [];
-    for (const setup of setups) {
-      const progress = progressDisplay(write, io.isTerminal && !json, systemClock);
-      const outcome = await withInterrupt(io, (signal) =>
-        runEval(
-          {
-            paths: taskPaths(positionals),
-            suite,
-            tasks,
-            agent: setup.kind.name,
-            model: setup.model,
-            settings: setup.settings,
-            repeat,
-            concurrency,
-            seed,
-            home,
-            passReward,
-            shard,
-          },
-          {
-            sandbox: sandboxFromEnv(io),
-            clock: systemClock,
-            signal,
-            progress,
-            agent: setup.agent,
-            crash: setup.crash,
-            gateway: setup.gateway,
-          },
-        ));
-      progress.done();
-      printSummary(write, outcome);
-      outcomes.push(outcome);
-      if (outcome.interrupted) break;
-    }
-    if (typeof values.junit === "string") {
-      const runs = outcomes.map((outcome) => outcome.results);
-      await Deno.writeTextFile(values.junit, renderJunit(runs));
-      write(`junit: ${values.junit}\n`);
-    }
-    if (json) {
-      const results = outcomes.map((outcome) => outcome.results);
-      io.out(JSON.stringify(results.length === 1 ? results[0] : { runs: results }, null, 2) + "\n");
-    }
-    let code: number = Math.max(...outcomes.map(exitCodeOf));
-    if (code === ExitCode.yes && minPassRate !== undefined) {
-      for (const outcome of outcomes) {
-        const rate = outcome.results.summary.pass_rate ?? 0;
-        if (rate < minPassRate) {
-          write(
-            `run ${outcome.run.id}: pass rate ${
-              (rate * 100).toFixed(1)
-            }% is below --min-pass-rate ${(minPassRate * 100).toFixed(1)}%\n`,
-          );
-          code = ExitCode.no;
-        }
-      }
-    }
-    return code;
+    const display = sweepDisplay(write, io.isTerminal && !json);
+    const { runs } = await withInterrupt(io, (signal) =>
+      runPlanned(planned, {
+        sandbox: sandboxFromEnv(io),
+        clock: systemClock,
+        signal,
+        progress: display.progress,
+      }, display));
+    return await finish(io, values, runs, minPassRate);
   },
 };
+
+/**
+ * Each run's progress on its own display, and its summary once it ends.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { sweepDisplay } from "./eval.ts";
+ * assert.equal(typeof sweepDisplay(() => {}, false).runEnded, "function");
+ * ```
+ */
+export function sweepDisplay(
+  write: (text: string) => void,
+  terminal: boolean,
+): { progress: Progress; runEnded(outcome: EvalOutcome): void } {
+  let display = progressDisplay(write, terminal, systemClock);
+  return {
+    progress: {
+      runStarted(...args) {
+        display = progressDisplay(write, terminal, systemClock);
+        display.runStarted(...args);
+      },
+      trialFinished: (...args) => display.trialFinished(...args),
+    },
+    runEnded(outcome) {
+      display.done();
+      printSummary(write, outcome);
+    },
+  };
+}
+
+/** Writes `--junit` and `--json`, and the exit code: the worst run's, or 1 below `--min-pass-rate`. */
+async function finish(
+  io: Io,
+  values: OptionValues,
+  outcomes: readonly EvalOutcome[],
+  minPassRate: number | undefined,
+): Promise<number> {
+  const json = values.json === true;
+  const write = json ? io.err : io.out;
+  if (typeof values.junit === "string") {
+    const runs = outcomes.map((outcome) => outcome.results);
+    await Deno.writeTextFile(values.junit, renderJunit(runs));
+    write(`junit: ${values.junit}\n`);
+  }
+  if (json) {
+    const results = outcomes.map((outcome) => outcome.results);
+    io.out(JSON.stringify(results.length === 1 ? results[0] : { runs: results }, null, 2) + "\n");
+  }
+  let code: number = Math.max(...outcomes.map(exitCodeOf));
+  if (code === ExitCode.yes && minPassRate !== undefined) {
+    for (const outcome of outcomes) {
+      const rate = outcome.results.summary.pass_rate ?? 0;
+      if (rate < minPassRate) {
+        write(
+          `run ${outcome.run.id}: pass rate ${(rate * 100).toFixed(1)}% is below --min-pass-rate ${
+            (minPassRate * 100).toFixed(1)
+          }%\n`,
+        );
+        code = ExitCode.no;
+      }
+    }
+  }
+  return code;
+}

@@ -34,7 +34,18 @@ import { trialContainerSpec } from "../trial/trial_scope.ts";
 import { WarmContainers } from "../trial/warm_containers.ts";
 import { installedAgent } from "../../agent/cmd_agent.ts";
 
-/** Hears about a run as it goes. */
+/**
+ * Hears about a run as it goes.
+ *
+ * @example A line per finished trial
+ * ```ts
+ * import type { Progress } from "./run_lifecycle.ts";
+ * const progress: Progress = {
+ *   runStarted: (run, config, trials) => console.log(`run ${run.id}: ${trials} trials of ${config.agent}`),
+ *   trialFinished: (trial, done, total) => console.log(`[${done}/${total}] ${trial.task} ${trial.verdict}`),
+ * };
+ * ```
+ */
 export interface Progress {
   /** The run exists and its folder is made; `config` is its configuration, parsed. */
   runStarted(run: RunRecord, config: RunConfig, trials: number, cleanedUp: string[]): void;
@@ -42,7 +53,25 @@ export interface Progress {
   trialFinished(trial: TrialRecord, done: number, total: number): void;
 }
 
-/** How a run ended. */
+/**
+ * How a run ended.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { MemorySandbox } from "../../engine/memory_sandbox.ts";
+ * import { runEval } from "./run_eval.ts";
+ * import type { EvalOutcome } from "./run_lifecycle.ts";
+ * const home = await Deno.makeTempDir();
+ * const outcome: EvalOutcome = await runEval(
+ *   { paths: ["tasks/fix-slugify"], agent: "nop", home },
+ *   { sandbox: new MemorySandbox() },
+ * );
+ * assert(!outcome.interrupted && outcome.run.status === "finished");
+ * assert.equal(outcome.runDir, `${home}/runs/${outcome.run.id}`);
+ * await Deno.remove(home, { recursive: true });
+ * ```
+ */
 export interface EvalOutcome {
   /** The run, with its final status. */
   run: RunRecord;

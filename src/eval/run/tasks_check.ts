@@ -25,7 +25,8 @@ import type { Task } from "../../task/task.ts";
 import { readyHarborImages } from "../setup/harbor_images.ts";
 import { checkProblems } from "./_check_problems.ts";
 import type { EvalOutcome, Progress } from "./run_lifecycle.ts";
-import { type EvalDeps, type EvalRequest, runEval } from "./run_eval.ts";
+import { recordedAgentKind } from "../setup/agent_registry.ts";
+import { evalSuite, type SuiteRun, type SuiteRunDeps } from "./run_eval.ts";
 
 /** One control's trial of a task. */
 export interface ControlTrial {
@@ -74,7 +75,7 @@ export interface CheckProgress {
 }
 
 /** What a check needs from its caller. */
-export type CheckDeps = Omit<EvalDeps, "agent" | "waiveModelOnly" | "progress"> & {
+export type CheckDeps = Omit<SuiteRunDeps, "waiveModelOnly" | "progress"> & {
   /** Progress display. */
   progress: CheckProgress;
 };
@@ -91,7 +92,7 @@ interface PlannedRun {
  * recorded in the state directory.
  */
 export async function checkTasks(
-  request: Omit<EvalRequest, "agent" | "model" | "settings" | "repeat">,
+  request: Omit<SuiteRun, "agent" | "repeat">,
   deps: CheckDeps,
 ): Promise<TasksCheckOutcome> {
   // Harbor images are readied once, before the runs that would each build them at the same time.
@@ -99,13 +100,7 @@ export async function checkTasks(
   await readyHarborImages(request.tasks, deps.sandbox, deps.signal);
   const planned = await planRuns(request.tasks);
   const share = Math.max(1, Math.ceil(request.concurrency / planned.length));
-  const outcomes = await startRuns(planned, {
-    ...request,
-    model: null,
-    settings: null,
-    repeat: 1,
-    concurrency: share,
-  }, deps);
+  const outcomes = await startRuns(planned, { ...request, repeat: 1, concurrency: share }, deps);
   const of = (agent: Agent) => {
     const index = planned.findIndex((run) => run.agent === agent);
     return index < 0 ? undefined : outcomes.at(index);
@@ -142,18 +137,23 @@ export async function checkTasks(
 // they go at the same time; none starts after one fails or the check is interrupted.
 async function startRuns(
   planned: readonly PlannedRun[],
-  base: Omit<EvalRequest, "agent">,
+  base: Omit<SuiteRun, "agent">,
   deps: CheckDeps,
 ): Promise<EvalOutcome[]> {
   const running: Promise<EvalOutcome>[] = [];
   let failed = false;
   for (const run of planned) {
     const { promise: started, resolve } = Promise.withResolvers<void>();
-    const outcome = runEval(
-      { ...base, tasks: run.tasks, agent: run.agent.name },
+    const agent = {
+      agent: run.agent,
+      model: null,
+      settings: null,
+      needs: recordedAgentKind(run.agent.name, false)!.needs,
+    };
+    const outcome = evalSuite(
+      { ...base, tasks: run.tasks, agent },
       {
         ...deps,
-        agent: run.agent,
         waiveModelOnly: run.agent !== nopAgent,
         progress: runProgress(deps.progress, run.agent.name, resolve),
       },

@@ -118,7 +118,8 @@ type _SchemaMatchesRunConfig = Expect<
  *   /run r1 .*suite_digest/,
  * );
  * ```
- * @throws {CorruptionError} when a field is missing or of the wrong kind, or the agent is unknown.
+ * @throws {CorruptionError} when a field is missing or of the wrong kind, or the agent is unknown
+ * and the record does not say what it needs.
  */
 export function runConfig(run: Pick<RunRecord, "id" | "config">): RunConfig {
   const parsed = RUN_CONFIG_SCHEMA.safeParse(run.config);
@@ -128,15 +129,17 @@ export function runConfig(run: Pick<RunRecord, "id" | "config">): RunConfig {
   }
   const { agent_needs, waive_model_only, ...config } = parsed.data;
   const kind = recordedAgentKind(config.agent);
-  if (kind === undefined) {
+  // An agent of a library user's own is no registry's: its record says what it needs.
+  const needs = agent_needs ?? kind?.needs;
+  if (needs === undefined) {
     throw damagedConfig(run.id, "agent", `no agent is named ${JSON.stringify(config.agent)}`);
   }
   // `tasks check` of 0.1.0 recorded `oracle (tasks check)`: the oracle, waiving model-only
   // requirements as its record says.
   return {
     ...config,
-    agent: kind.name,
-    agent_needs: agent_needs ?? kind.needs,
+    agent: kind?.name ?? config.agent,
+    agent_needs: needs,
     waive_model_only: waive_model_only === true,
   };
 }

@@ -1,9 +1,7 @@
 import assert from "node:assert/strict";
-import { nopAgent } from "../../../src/agent/nop.ts";
 import { LogicalClock } from "../../../src/core/clock.ts";
 import { runEval } from "../../../src/eval/run/run_eval.ts";
 import { MemorySandbox } from "../../../src/engine/memory_sandbox.ts";
-import { loadSuite } from "../../../src/task/load_suite.ts";
 import { scratchDir } from "../../_verdict.ts";
 
 async function evalOnMemory(concurrency: number, stopAfter?: number) {
@@ -11,23 +9,17 @@ async function evalOnMemory(concurrency: number, stopAfter?: number) {
     exec: ({ script }) => ({ exitCode: script.includes("tests/test.sh") ? 1 : 0 }),
   });
   await using home = await scratchDir("warm");
-  const suite = await loadSuite(["tasks/fix-slugify", "tasks/fix-csv-quoting"]);
   const controller = new AbortController();
   let finished = 0;
   const outcome = await runEval({
     paths: ["tasks/fix-slugify", "tasks/fix-csv-quoting"],
-    suite,
-    tasks: suite.tasks,
     agent: "nop",
-    model: null,
-    settings: null,
     repeat: 3,
     concurrency,
     seed: 0,
     home: home.path,
   }, {
     sandbox,
-    agent: nopAgent,
     clock: new LogicalClock(),
     signal: controller.signal,
     progress: {
