@@ -5,9 +5,6 @@
  * for declarations, expressions, arrows and class or object methods; a nested function counts
  * within its parent's span too.
  *
- * Entries of a debt list (`lint/size_debt.ts`) are skipped while they are no bigger than
- * recorded: the debt may only shrink.
- *
  * @module
  */
 import { inSrc, projectPath } from "./_project_path.ts";
@@ -17,52 +14,32 @@ export const MAX_FILE_LINES = 400;
 /** The most lines a function under `src/` may span. */
 export const MAX_FUNCTION_LINES = 80;
 
-/** A file allowed over the limit for now, at its size when it was listed. */
-export interface FileDebt {
-  /** Project path, `src/...`. */
-  path: string;
-  /** Lines when listed; the file may not grow past it. */
-  lines: number;
-}
-
-/** A function allowed over the limit for now, at its size when it was listed. */
-export interface FunctionDebt {
-  /** Project path of its file, `src/...`. */
-  path: string;
-  /** Its name as the rule gives it: enclosing functions and classes joined by dots. */
-  name: string;
-  /** Lines when listed; the function may not grow past it. */
-  lines: number;
-}
-
 type FunctionNode =
   | Deno.lint.FunctionDeclaration
   | Deno.lint.FunctionExpression
   | Deno.lint.ArrowFunctionExpression;
 
 /**
- * `verdict/max-file-lines`, skipping the files in `debt` while they do not grow.
+ * `verdict/max-file-lines`.
  *
  * @example
  * ```ts
  * import { maxFileLines } from "./size_limits.ts";
- * const rule: Deno.lint.Rule = maxFileLines([{ path: "src/big.ts", lines: 500 }]);
+ * const rule: Deno.lint.Rule = maxFileLines();
  * console.assert(typeof rule.create === "function");
  * ```
  */
-export function maxFileLines(debt: readonly FileDebt[]): Deno.lint.Rule {
+export function maxFileLines(): Deno.lint.Rule {
   return {
     create(context) {
       const path = projectPath(context.filename);
       if (!inSrc(path)) return {};
       const text = context.sourceCode.text;
       const lines = _lineCount(text);
-      const allowed = debt.find((entry) => entry.path === path)?.lines ?? MAX_FILE_LINES;
-      if (lines <= Math.max(allowed, MAX_FILE_LINES)) return {};
+      if (lines <= MAX_FILE_LINES) return {};
       context.report({
         range: _firstLine(text, 0),
-        message: `${path} has ${lines} lines, over the limit of ${MAX_FILE_LINES}` +
-          _debtNote(allowed, MAX_FILE_LINES),
+        message: `${path} has ${lines} lines, over the limit of ${MAX_FILE_LINES}`,
         hint: "split it into named steps: smaller modules that each hold one idea",
       });
       return {};
@@ -71,16 +48,16 @@ export function maxFileLines(debt: readonly FileDebt[]): Deno.lint.Rule {
 }
 
 /**
- * `verdict/max-function-lines`, skipping the functions in `debt` while they do not grow.
+ * `verdict/max-function-lines`.
  *
  * @example
  * ```ts
  * import { maxFunctionLines } from "./size_limits.ts";
- * const rule: Deno.lint.Rule = maxFunctionLines([]);
+ * const rule: Deno.lint.Rule = maxFunctionLines();
  * console.assert(typeof rule.create === "function");
  * ```
  */
-export function maxFunctionLines(debt: readonly FunctionDebt[]): Deno.lint.Rule {
+export function maxFunctionLines(): Deno.lint.Rule {
   return {
     create(context) {
       const path = projectPath(context.filename);
@@ -90,14 +67,11 @@ export function maxFunctionLines(debt: readonly FunctionDebt[]): Deno.lint.Rule 
         const [start, end] = _span(node);
         const lines = _lineCount(text.slice(start, end));
         if (lines <= MAX_FUNCTION_LINES) return;
-        const name = functionName(node);
-        const entry = debt.find((item) => item.path === path && item.name === name);
-        const allowed = entry?.lines ?? MAX_FUNCTION_LINES;
-        if (lines <= allowed) return;
         context.report({
           range: _firstLine(text, start),
-          message: `function ${name} has ${lines} lines, over the limit of ${MAX_FUNCTION_LINES}` +
-            _debtNote(allowed, MAX_FUNCTION_LINES),
+          message: `function ${
+            functionName(node)
+          } has ${lines} lines, over the limit of ${MAX_FUNCTION_LINES}`,
           hint: "split it into named steps",
         });
       };
@@ -200,10 +174,4 @@ function _lineCount(text: string): number {
 function _firstLine(text: string, start: number): Deno.lint.Range {
   const end = text.indexOf("\n", start);
   return [start, end === -1 ? text.length : end];
-}
-
-function _debtNote(allowed: number, limit: number): string {
-  return allowed > limit
-    ? ` and past its ${allowed} in lint/size_debt.ts (a listed size may only shrink)`
-    : "";
 }

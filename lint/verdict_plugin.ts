@@ -7,8 +7,7 @@
  * - `verdict/layered-imports`: under `src/`, imports follow {@linkcode LAYERS}
  *   (lint/layered_imports.ts).
  * - `verdict/max-file-lines` and `verdict/max-function-lines`: under `src/`, no file over 400
- *   lines and no function over 80, except the debt listed in lint/size_debt.ts
- *   (lint/size_limits.ts).
+ *   lines and no function over 80 (lint/size_limits.ts).
  *
  * Import circles need the whole tree at once, so they are checked by `deno task arch`
  * (lint/import_circles.ts), not here.
@@ -19,7 +18,6 @@ import { DETERMINISM_EXEMPT, LAYERS } from "./layers.ts";
 import { inSrc, projectPath } from "./_project_path.ts";
 import { layeredImports } from "./layered_imports.ts";
 import { maxFileLines, maxFunctionLines } from "./size_limits.ts";
-import { FILE_DEBT, FUNCTION_DEBT } from "./size_debt.ts";
 
 const GLOBAL_OBJECTS = new Set(["globalThis", "window", "self"]);
 const FORBIDDEN_MEMBERS: Readonly<Record<string, string>> = {
@@ -93,8 +91,8 @@ const plugin: Deno.lint.Plugin = {
   rules: {
     "no-ambient-nondeterminism": noAmbientNondeterminism,
     "layered-imports": layeredImports(LAYERS),
-    "max-file-lines": maxFileLines(FILE_DEBT),
-    "max-function-lines": maxFunctionLines(FUNCTION_DEBT),
+    "max-file-lines": maxFileLines(),
+    "max-function-lines": maxFunctionLines(),
   },
 };
 

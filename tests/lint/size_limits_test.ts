@@ -1,23 +1,17 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import {
-  type FileDebt,
-  type FunctionDebt,
   MAX_FILE_LINES,
   MAX_FUNCTION_LINES,
   maxFileLines,
   maxFunctionLines,
 } from "../../lint/size_limits.ts";
-import { FILE_DEBT, FUNCTION_DEBT } from "../../lint/size_debt.ts";
 import { PROJECT_ROOT } from "../_verdict.ts";
 
-function sizePlugin(files: FileDebt[] = [], functions: FunctionDebt[] = []): Deno.lint.Plugin {
+function sizePlugin(): Deno.lint.Plugin {
   return {
     name: "verdict",
-    rules: {
-      "max-file-lines": maxFileLines(files),
-      "max-function-lines": maxFunctionLines(functions),
-    },
+    rules: { "max-file-lines": maxFileLines(), "max-function-lines": maxFunctionLines() },
   };
 }
 
@@ -74,44 +68,19 @@ Deno.test("a nested function counts within its parent's span, and fires on its o
   ]);
 });
 
-Deno.test("a debt entry is skipped while it does not grow past its listed size", () => {
-  const file = "src/agent/big.ts";
-  const debt = sizePlugin([{ path: file, lines: 500 }], [{ path: file, name: "f", lines: 90 }]);
-  const source = (fn: number, padding: number) =>
-    `export function f() {${body(fn)}}\n` + "export const x = 1;\n".repeat(padding);
-  assert.deepEqual(messages(file, source(90, 400), debt), []);
-  assert.deepEqual(messages("src/agent/other.ts", source(90, 0), debt), [
-    "function f has 90 lines, over the limit of 80",
-  ]);
-  assert.deepEqual(messages(file, source(91, 410), debt), [
-    "src/agent/big.ts has 501 lines, over the limit of 400 and past its 500 in " +
-    "lint/size_debt.ts (a listed size may only shrink)",
-    "function f has 91 lines, over the limit of 80 and past its 90 in lint/size_debt.ts " +
-    "(a listed size may only shrink)",
-  ]);
+Deno.test("every file and function under src/ holds to the limits", async () => {
+  const over: string[] = [];
+  for await (const path of sourceFiles(join(PROJECT_ROOT, "src"))) {
+    const project = path.slice(PROJECT_ROOT.length + 1);
+    over.push(...messages(project, await Deno.readTextFile(path)));
+  }
+  assert.deepEqual(over, [], "split these into named steps");
 });
 
-Deno.test("every entry of lint/size_debt.ts is still over its limit (delete an entry once it is paid)", async () => {
-  const fired = new Map<string, string[]>();
-  for (const path of new Set([...FILE_DEBT, ...FUNCTION_DEBT].map((entry) => entry.path))) {
-    const source = await Deno.readTextFile(join(PROJECT_ROOT, path)).catch(() => undefined);
-    assert.ok(
-      source !== undefined,
-      `${path} is gone: delete or move its entries in lint/size_debt.ts`,
-    );
-    fired.set(path, messages(path, source));
+async function* sourceFiles(folder: string): AsyncGenerator<string> {
+  for await (const entry of Deno.readDir(folder)) {
+    const path = join(folder, entry.name);
+    if (entry.isDirectory) yield* sourceFiles(path);
+    else if (entry.name.endsWith(".ts")) yield path;
   }
-  for (const { path } of FILE_DEBT) {
-    const over = fired.get(path)!.some((message) => message.startsWith(`${path} has `));
-    assert.ok(over, `${path} is no longer over ${MAX_FILE_LINES} lines: delete its entry`);
-  }
-  for (const { path, name } of FUNCTION_DEBT) {
-    const over = fired.get(path)!.some((message) => message.startsWith(`function ${name} has `));
-    assert.ok(
-      over,
-      `${path}: ${name} is no longer over ${MAX_FUNCTION_LINES} lines: delete its entry`,
-    );
-  }
-  const keys = FUNCTION_DEBT.map(({ path, name }) => `${path} ${name}`);
-  assert.equal(new Set(keys).size, keys.length, "a function is listed twice");
-});
+}
