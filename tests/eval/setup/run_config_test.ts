@@ -88,7 +88,11 @@ for (
     ["a missing field", writtenConfig({ concurrency: undefined }), "concurrency"],
     ["a field of the wrong kind", writtenConfig({ tasks: "t" }), "tasks"],
     ["loop settings that do not parse", writtenConfig({ settings: { cost: "free" } }), "settings."],
-    ["an agent no registry entry has", writtenConfig({ agent: "claude" }), "agent"],
+    [
+      "an agent no registry entry has and no recorded needs",
+      writtenConfig({ agent: "claude", agent_needs: undefined }),
+      "agent",
+    ],
   ] as const
 ) {
   Deno.test(`a run config with ${what} is a damaged record naming the run and the field`, () => {
@@ -100,6 +104,12 @@ for (
     );
   });
 }
+
+Deno.test("a run of a library user's own agent parses with the needs its record states", () => {
+  const config = runConfig(asRun(writtenConfig({ agent: "my-agent" })));
+  assert.equal(config.agent, "my-agent");
+  assert.deepEqual(config.agent_needs, { model: true, solutions: false });
+});
 
 Deno.test("resume and compare of a run whose config lacks a field exit 1 naming the run and the field", async () => {
   await using home = await scratchDir("config");
