@@ -5,8 +5,8 @@
  * `limits.max_workspace_bytes`), each in its own `verdict eval` process; then the 100,000-file
  * trial beside a trivial one in the same process (`--concurrency 2`), to see whether the harness
  * stays responsive. For each: wall time, the trial's duration and verdict, and the eval process's
- * peak memory (VmHWM, polled from /proc). Run: `deno run -A bench/workspace_limits_bench.ts` (Deno reads
- * `/proc/PID/status` only with `--allow-all`).
+ * peak memory (VmHWM, polled from /proc). Run: `deno task bench:limits` (the `bench` permission
+ * set; Deno reads `/proc` only with `--allow-all`, so the bench reads it through `cat`).
  *
  * @module
  */
@@ -22,13 +22,10 @@ interface Measured {
 
 /** The process's peak resident memory so far, in KiB; 0 once it has exited. */
 async function peakKb(pid: number): Promise<number> {
-  let status: string;
-  try {
-    status = await Deno.readTextFile(`/proc/${pid}/status`);
-  } catch (error) {
-    if (error instanceof Deno.errors.NotFound) return 0;
-    throw new Error(`cannot read /proc/${pid}/status (Deno reads /proc only with -A): ${error}`);
-  }
+  const read = await new Deno.Command("cat", { args: [`/proc/${pid}/status`], stderr: "null" })
+    .output();
+  if (read.code !== 0) return 0;
+  const status = new TextDecoder().decode(read.stdout);
   return Number(/^VmHWM:\s+(\d+)/m.exec(status)?.[1] ?? 0);
 }
 
