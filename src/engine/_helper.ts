@@ -9,7 +9,7 @@
  * @module
  */
 import type { Docker } from "./docker.ts";
-import { packOwnedTar, readTarStream } from "./tar.ts";
+import { packOwnedTar } from "./tar.ts";
 
 /** Where the helper lives in a container (left out of every seal, like all of `/verdict`). */
 export const HELPER = "/verdict/engine/busybox";
@@ -60,32 +60,30 @@ export async function installHelper(docker: Docker, id: string): Promise<boolean
 }
 
 async function readHelper(docker: Docker): Promise<Uint8Array | undefined> {
-  // Labelled, so that one left by a killed process is recognisable as Verdict's on a shared engine.
-  const created = await docker.run([
-    "create",
+  // One call, and the engine removes the container however this process ends (`--rm`): a
+  // created container copied from and removed after would outlive a killed process. Labelled, so
+  // one seen running on a shared engine is recognisable as Verdict's.
+  const read = await docker.run([
+    "run",
+    "--rm",
     "--pull=never",
+    "--network=none",
     "--label",
     "verdict.role=helper-source",
+    "--entrypoint",
+    "/bin/busybox",
     HELPER_IMAGE,
-    "true",
+    "cat",
+    "/bin/busybox",
   ]);
-  if (created.code !== 0) return undefined;
-  const id = new TextDecoder().decode(created.stdout).trim();
-  try {
-    const child = docker.spawn(["cp", `${id}:/bin/busybox`, "-"]);
-    const [entries] = await Promise.all([readTarStream(child.stdout), child.status]);
-    const file = entries.find((entry) => entry.type === "file");
-    if (file?.type !== "file" || !isStatic(file.data)) return undefined;
-    return packOwnedTar([{
-      entries: [
-        { path: "verdict/engine", type: "dir", mode: 0o755 },
-        { path: "verdict/engine/busybox", type: "file", mode: 0o755, data: file.data },
-      ],
-      options: { uid: 0, gid: 0 },
-    }]);
-  } finally {
-    await docker.run(["rm", "--force", id]).catch(() => undefined);
-  }
+  if (read.code !== 0 || !isStatic(read.stdout)) return undefined;
+  return packOwnedTar([{
+    entries: [
+      { path: "verdict/engine", type: "dir", mode: 0o755 },
+      { path: "verdict/engine/busybox", type: "file", mode: 0o755, data: read.stdout },
+    ],
+    options: { uid: 0, gid: 0 },
+  }]);
 }
 
 // Whether `bytes` is a 64-bit little-endian ELF executable with no program interpreter.
