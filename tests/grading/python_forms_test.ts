@@ -16,7 +16,15 @@ const NO_EVIDENCE = "tests/fixtures/python_forms/no_evidence";
 Deno.test("tasks check: every ordinary Python form passes under the oracle and fails under nop", async () => {
   await requireDocker();
   await using home = await scratchDir("python-forms");
-  const result = await runVerdict(["tasks", "check", FORMS, "--home", home.path]);
+  const result = await runVerdict([
+    "tasks",
+    "check",
+    FORMS,
+    "--concurrency",
+    "2",
+    "--home",
+    home.path,
+  ]);
   assert.equal(result.code, 0, `${result.stdout}\n${result.stderr}`);
   assert.match(result.stdout, /\b6 of 6 tasks check out\b/, result.stdout);
   // The oracle's run: each form's runner reported what ran, and the count is the real one.
@@ -50,17 +58,33 @@ function counts(
   return [tests.ran, tests.passed, tests.failed, tests.errors, tests.skipped].join("/");
 }
 
-/** Runs `agent` on the no-evidence fixtures; each task's "verdict: reason" and its runners' counts. */
-async function evalOutcomes(agent: string): Promise<Map<string, string>> {
-  await using home = await scratchDir(`no-evidence-${agent}`);
-  const result = await runVerdict(
-    ["eval", "--agent", agent, NO_EVIDENCE, "--home", home.path, "--json"],
-  );
+/**
+ * Runs the oracle and nop on the no-evidence fixtures, in one sweep; by agent, each task's
+ * "verdict: reason" and its runners' counts.
+ */
+async function evalOutcomes(): Promise<Map<string, Map<string, string>>> {
+  await using home = await scratchDir("no-evidence");
+  const result = await runVerdict([
+    "eval",
+    "--agent",
+    "oracle",
+    "--agent",
+    "nop",
+    NO_EVIDENCE,
+    "--concurrency",
+    "2",
+    "--home",
+    home.path,
+    "--json",
+  ]);
   assert.equal(result.code, 0, result.stderr);
-  const results = JSON.parse(result.stdout) as Results;
-  return new Map(results.trials.map((trial) => [
-    trial.task,
-    `${trial.verdict}: ${trial.reason} ${counts(trial.success?.tests)}`,
+  const { runs } = JSON.parse(result.stdout) as { runs: Results[] };
+  return new Map(runs.map((results) => [
+    String(results.run.agent),
+    new Map(results.trials.map((trial) => [
+      trial.task,
+      `${trial.verdict}: ${trial.reason} ${counts(trial.success?.tests)}`,
+    ])),
   ]));
 }
 
@@ -70,8 +94,9 @@ Deno.test("a success script that exits 0 having run no test, or after its tests 
     /^fail: no evidence shows the tests ran: tests\/test\.sh exited 0, but no test runner reported a result .* none$/;
   const nonePassed =
     /^fail: no evidence shows the tests ran: the test runners reported 0 passed, at least 1 is needed 0\/0\/0\/0\/0$/;
-  for (const agent of ["oracle", "nop"]) {
-    const outcomes = await evalOutcomes(agent);
+  const byAgent = await evalOutcomes();
+  assert.deepEqual([...byAgent.keys()].sort(), ["nop", "oracle"]);
+  for (const [agent, outcomes] of byAgent) {
     assert.match(
       outcomes.get("exit-zero") ?? "",
       noRunner,

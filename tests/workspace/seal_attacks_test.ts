@@ -54,6 +54,11 @@ for (const [name, attack] of Object.entries(ATTACKS)) {
       const sealMs = performance.now() - start;
       assert.equal(text(sealed, "root/work.txt"), "honest\n");
       assert.ok(changes.some((change) => change.path === "root/work.txt"));
+      if (name === "replace sealed folders with files") {
+        // A folder replaced by a file is sealed as that file.
+        assert.equal(text(sealed, "etc/apt"), "file\n");
+        assert.equal(text(sealed, "usr/local/share"), "file\n");
+      }
       assert.ok(checkpointMs < BOUND_MS, `the checkpoint took ${checkpointMs.toFixed(0)} ms`);
       assert.ok(sealMs < BOUND_MS, `the seal took ${sealMs.toFixed(0)} ms`);
     } finally {
@@ -61,18 +66,6 @@ for (const [name, attack] of Object.entries(ATTACKS)) {
     }
   });
 }
-
-Deno.test("whole-container seal: a folder replaced by a file is sealed as that file", async () => {
-  const container = await started({});
-  try {
-    await attacked(container, ATTACKS["replace sealed folders with files"], "/root/work.txt");
-    const { sealed } = await sealContainer(container);
-    assert.equal(text(sealed, "etc/apt"), "file\n");
-    assert.equal(text(sealed, "usr/local/share"), "file\n");
-  } finally {
-    await container.remove();
-  }
-});
 
 Deno.test("workspace copies: an agent that owns its container's tools cannot stall or break a checkpoint", async () => {
   // An image whose tools the agent user may replace (say, one chowned to it).

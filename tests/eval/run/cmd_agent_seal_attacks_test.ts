@@ -8,6 +8,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import type { Results } from "../../../src/report/results.ts";
+import type { TrialRecord } from "../../../src/store/trial_record.ts";
 import { requireDocker } from "../../_docker.ts";
 import { copyTree, PROJECT_ROOT, runVerdict, scratchDir } from "../../_verdict.ts";
 import { ATTACKS } from "../../workspace/_seal_attacks.ts";
@@ -50,46 +51,85 @@ async function verdictTask(dir: string, id: string): Promise<void> {
   );
 }
 
-async function evaluate(args: string[], home: string): Promise<Results> {
-  const result = await runVerdict([...args, "--home", home, "--json"]);
+async function evaluate(args: string[], home: string): Promise<Results[]> {
+  const result = await runVerdict([...args, "--concurrency", "2", "--home", home, "--json"]);
   assert.notEqual(result.code, 3, result.stdout + result.stderr);
   assert.equal(result.code, 0, result.stdout + result.stderr);
-  return JSON.parse(result.stdout) as Results;
+  const parsed = JSON.parse(result.stdout) as Results | { runs: Results[] };
+  return "runs" in parsed ? parsed.runs : [parsed];
 }
 
-for (const name of USER_ATTACKS) {
-  Deno.test(`a cmd agent on a Verdict task that does "${name}" passes on its work`, async () => {
+let verdictTaskTrials: Promise<Map<string, TrialRecord>> | undefined;
+
+/** Each user attack's trial, from one sweep of a cmd agent per attack (one CLI process). */
+function cmdAgentTrials(): Promise<Map<string, TrialRecord>> {
+  verdictTaskTrials ??= (async () => {
     await writableToolsImage();
     await using home = await scratchDir("seal-attack");
     const task = join(home.path, "task");
     await verdictTask(task, "attack");
-    const agent = `cmd:echo right > answer.txt && { ${ATTACKS[name]}; } >/dev/null 2>&1`;
-    const start = performance.now();
-    const results = await evaluate(["eval", task, "--agent", agent], home.path);
-    const elapsed = performance.now() - start;
-    const [trial] = results.trials;
+    const agents = USER_ATTACKS.map((name) =>
+      `cmd:echo right > answer.txt && { ${ATTACKS[name]}; } >/dev/null 2>&1`
+    );
+    const runs = await evaluate(
+      ["eval", task, ...agents.flatMap((a) => ["--agent", a])],
+      home.path,
+    );
+    assert.equal(runs.length, USER_ATTACKS.length, "a run for each agent");
+    return new Map(USER_ATTACKS.map((name, index) => {
+      const run = runs.find((candidate) => candidate.run.agent === agents[index]);
+      assert(run, `a run of the agent that does "${name}"`);
+      return [name, run.trials[0]];
+    }));
+  })();
+  return verdictTaskTrials;
+}
+
+let harborTaskTrials: Promise<Map<string, TrialRecord>> | undefined;
+
+/** Each attack's trial, from one oracle run over a copy of system-tool per attack. */
+function harborTrials(): Promise<Map<string, TrialRecord>> {
+  harborTaskTrials ??= (async () => {
+    await requireDocker();
+    await using home = await scratchDir("harbor-attack");
+    const names = Object.keys(ATTACKS);
+    const tasks = await Promise.all(names.map(async (name, index) => {
+      // The folder names the task; the environment, and so the image, is system-tool's.
+      const task = join(home.path, "tasks", `system-tool-${index}`);
+      await copyTree(join(PROJECT_ROOT, "tests/fixtures/harbor/system-tool"), task);
+      const solve = join(task, "solution", "solve.sh");
+      await Deno.writeTextFile(
+        solve,
+        `${await Deno.readTextFile(solve)}\n{ ${ATTACKS[name]}; } || true\n`,
+      );
+      return task;
+    }));
+    const [results] = await evaluate(["eval", ...tasks, "--agent", "oracle"], home.path);
+    return new Map(names.map((name, index) => {
+      const trial = results.trials.find((candidate) => candidate.task === `system-tool-${index}`);
+      assert(trial, `a trial of the task whose agent does "${name}"`);
+      return [name, trial];
+    }));
+  })();
+  return harborTaskTrials;
+}
+
+for (const name of USER_ATTACKS) {
+  Deno.test(`a cmd agent on a Verdict task that does "${name}" passes on its work`, async () => {
+    const trial = (await cmdAgentTrials()).get(name)!;
     assert.deepEqual([trial.verdict, trial.bucket], ["pass", "pass"], trial.reason);
-    assert.ok(elapsed < BOUND_MS, `the trial took ${elapsed.toFixed(0)} ms`);
+    assert.ok(trial.duration_ms < BOUND_MS, `the trial took ${trial.duration_ms} ms`);
   });
 }
 
-for (const [name, attack] of Object.entries(ATTACKS)) {
+for (const name of Object.keys(ATTACKS)) {
   Deno.test(`a Harbor task whose agent does "${name}" is graded as the agent's`, async () => {
-    await requireDocker();
-    await using home = await scratchDir("harbor-attack");
-    const task = join(home.path, "system-tool");
-    await copyTree(join(PROJECT_ROOT, "tests/fixtures/harbor/system-tool"), task);
-    const solve = join(task, "solution", "solve.sh");
-    await Deno.writeTextFile(solve, `${await Deno.readTextFile(solve)}\n{ ${attack}; } || true\n`);
-    const start = performance.now();
-    const results = await evaluate(["eval", task, "--agent", "oracle"], home.path);
-    const elapsed = performance.now() - start;
-    const [trial] = results.trials;
+    const trial = (await harborTrials()).get(name)!;
     // The agent's: a pass, its failure, or tampering (deleting bash, say, is a grader hijack).
     assert.ok(
       !["infrastructure_error", "evaluator_error"].includes(trial.bucket),
       `${trial.bucket}: ${trial.reason}`,
     );
-    assert.ok(elapsed < BOUND_MS, `the trial took ${elapsed.toFixed(0)} ms`);
+    assert.ok(trial.duration_ms < BOUND_MS, `the trial took ${trial.duration_ms} ms`);
   });
 }

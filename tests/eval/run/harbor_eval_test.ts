@@ -1,31 +1,20 @@
 /**
  * Harbor tasks end to end through the CLI, on fixtures of our own (tests/fixtures/harbor/): built
  * offline from their Dockerfiles (or a prebuilt image), the whole container sealed, graded in a
- * fresh container by the reward its verifier writes. The oracle passes the honest tasks and nop
- * fails them (`tasks check`); each tampering fixture, whose "solution" is the cheat, fails under Verdict although
- * it earns reward 1 when its verifier runs in the agent's own container, as Harbor runs it.
+ * fresh container by the reward its verifier writes. `tasks check` passes the honest tasks (the
+ * oracle passes, nop and the controls fail) and fails a tampering fixture, whose "solution" is
+ * the cheat; every tampering fixture's cheat is shown to fail, and to earn reward 1 as Harbor runs
+ * it, in tests/eval/run/harbor_attacks_test.ts.
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { rewardAsHarborGives } from "../_harbor_as_harbor.ts";
 import { requireDocker } from "../../_docker.ts";
 import { copyTree, runVerdict, scratchDir } from "../../_verdict.ts";
 
 const FIXTURES = "tests/fixtures/harbor";
-const HONEST = [
-  "build-context",
-  "fractional-reward",
-  "prebuilt-image",
-  "python-bugfix",
-  "system-tool",
-  "tool-link",
-];
-const TAMPERING = [
-  "tamper-fake-runner",
-  "tamper-plant-reward",
-  "tamper-plant-tests",
-  "tamper-shadow-module",
-];
+// A Python task and a system one: the controls' cheats are Harbor's own, the same on every task.
+const HONEST = ["python-bugfix", "system-tool"];
+const TAMPERING = "tamper-plant-tests";
 
 interface Trial {
   task: string;
@@ -48,16 +37,23 @@ async function trialsOf(home: string, stdout: string): Promise<Map<string, Trial
   return new Map((results.trials as Trial[]).map((trial) => [trial.task, trial]));
 }
 
-Deno.test("Harbor tasks: tasks check passes the honest ones (oracle reward 1, nop 0) and fails every tampering fixture; the container's changes are shown", async () => {
+Deno.test("Harbor tasks: tasks check passes the honest ones (oracle reward 1, nop 0, the controls caught) and fails a tampering fixture; the container's changes are shown", async () => {
   await requireDocker();
   await using home = await scratchDir("harbor-check");
-  const checked = await runVerdict(["tasks", "check", FIXTURES, "--home", home.path]);
-  // The cheats are the tampering fixtures' "solutions": the oracle fails them, so they do not check out.
+  const checked = await runVerdict([
+    "tasks",
+    "check",
+    FIXTURES,
+    ...[...HONEST, TAMPERING].flatMap((task) => ["--task", task]),
+    "--concurrency",
+    "2",
+    "--home",
+    home.path,
+  ]);
+  // The cheat is the tampering fixture's "solution": the oracle fails it, so it does not check out.
   assert.equal(checked.code, 1, checked.stdout + checked.stderr);
   for (const task of HONEST) assert.match(checked.stdout, new RegExp(`^${task}\\s.*\\bok$`, "m"));
-  for (const task of TAMPERING) {
-    assert.match(checked.stdout, new RegExp(`^${task}: the oracle fails: `, "m"), task);
-  }
+  assert.match(checked.stdout, new RegExp(`^${TAMPERING}: the oracle fails: reward 0`, "m"));
   const [oracleRun, nopRun] = /\(runs (\S+), (\S+)\)/.exec(checked.stdout)!.slice(1);
   const trials = await trialsOf(home.path, `run ${oracleRun}:`);
   for (const task of HONEST) {
@@ -65,26 +61,8 @@ Deno.test("Harbor tasks: tasks check passes the honest ones (oracle reward 1, no
     assert.equal(trial.verdict, "pass", `${task}: ${trial.reason}`);
     assert.equal(trial.reward, 1, task);
   }
-  for (const task of TAMPERING) {
-    assert.equal(
-      trials.get(task)!.verdict,
-      "fail",
-      `${task} must fail: ${trials.get(task)!.reason}`,
-    );
-  }
-  // A pytest planted first on PATH, or in the working folder, changes a grader-hijack path.
-  assert.match(
-    trials.get("tamper-fake-runner")!.reason,
-    /^tampering: the agent changed \/usr\/local\/bin\/pytest, a shell, interpreter or test runner/,
-  );
-  assert.match(
-    trials.get("tamper-shadow-module")!.reason,
-    /^tampering: the agent changed \/app\/pytest\.py, the test runner the grader imports/,
-  );
-  assert.equal(trials.get("tamper-plant-tests")!.reward, 0);
-  // The planted reward leaves the real verifier with none to write: an evaluator error.
-  assert.equal(trials.get("tamper-plant-reward")!.bucket, "evaluator_error");
-  assert.match(trials.get("tamper-plant-reward")!.reason, /no reward/);
+  assert.equal(trials.get(TAMPERING)!.verdict, "fail");
+  assert.equal(trials.get(TAMPERING)!.reward, 0);
   for (const [task, trial] of await trialsOf(home.path, `run ${nopRun}:`)) {
     assert.equal(trial.verdict, "fail", `nop on ${task}`);
     if (HONEST.includes(task)) assert.equal(trial.reward, 0, `nop on ${task}`);
@@ -100,32 +78,15 @@ Deno.test("Harbor tasks: tasks check passes the honest ones (oracle reward 1, no
   assert.equal(trials.get("system-tool")!.changed_paths, 3);
 
   const stats = await runVerdict(["stats", oracleRun, "--home", home.path]);
-  assert.match(stats.stdout, /reward: mean 0\.8571 over 7/);
+  assert.match(stats.stdout, /reward: mean 0\.6667 over 3/);
   const verified = await runVerdict(["verify", oracleRun, "--home", home.path]);
   assert.equal(verified.code, 0, verified.stdout + verified.stderr);
 });
 
-Deno.test("Harbor tasks: each tampering fixture's cheat earns reward 1 when the verifier runs in the agent's own container, as Harbor runs it", async () => {
-  const docker = await requireDocker();
-  const listed = await runVerdict(["tasks", "list", FIXTURES]);
-  assert.equal(listed.code, 0, listed.stderr);
-  for (const task of TAMPERING) {
-    const image = new RegExp(`^${task}\\s+\\S+\\s+(\\S+)`, "m").exec(listed.stdout)?.[1];
-    assert(image, `tasks list names ${task}'s image:\n${listed.stdout}`);
-    assert(
-      await docker.hasImage(image),
-      `${image} is built by the oracle test above: run the file`,
-    );
-    const { reward, stderr } = await rewardAsHarborGives(
-      docker,
-      image,
-      join(Deno.cwd(), FIXTURES, task),
-    );
-    assert.equal(reward, "1", `${task}: ${stderr}`);
-  }
-});
+// Each other form of environment, passed by the oracle in the fractional reward's first run.
+const FORMS = ["build-context", "prebuilt-image", "tool-link"];
 
-Deno.test("Harbor tasks: a fractional reward fails below the pass mark and passes at --pass-reward", async () => {
+Deno.test("Harbor tasks: a build context, a prebuilt image and a tool link pass under the oracle; a fractional reward fails below the pass mark and passes at --pass-reward", async () => {
   await requireDocker();
   await using scratch = await scratchDir("harbor-fraction");
   const task = join(scratch.path, "fractional-reward");
@@ -141,7 +102,17 @@ Deno.test("Harbor tasks: a fractional reward fails below the pass mark and passe
     `${await Deno.readTextFile(dockerfile)}# ${scratch.path}\n`,
   );
   const home = join(scratch.path, "home");
-  const strict = await runVerdict(["eval", task, "--agent", "oracle", "--home", home]);
+  const strict = await runVerdict([
+    "eval",
+    task,
+    ...FORMS.map((form) => join(FIXTURES, form)),
+    "--agent",
+    "oracle",
+    "--concurrency",
+    "2",
+    "--home",
+    home,
+  ]);
   assert.equal(strict.code, 0, strict.stdout + strict.stderr);
   const image = /verdict-harbor\/fractional-reward:\S+/.exec(
     (await runVerdict(["tasks", "list", task])).stdout,
@@ -153,7 +124,13 @@ Deno.test("Harbor tasks: a fractional reward fails below the pass mark and passe
       join(home, "runs", runIdOf(strict.stdout), "builds", "fractional-reward.log"),
     );
     assert.match(log, /FROM verdict\/python:3\.11/);
-    const failed = (await trialsOf(home, strict.stdout)).get("fractional-reward")!;
+    const strictTrials = await trialsOf(home, strict.stdout);
+    for (const form of FORMS) {
+      const trial = strictTrials.get(form)!;
+      assert.equal(trial.verdict, "pass", `${form}: ${trial.reason}`);
+      assert.equal(trial.reward, 1, form);
+    }
+    const failed = strictTrials.get("fractional-reward")!;
     assert.equal(failed.reward, 0.75);
     assert.equal(failed.verdict, "fail");
     assert.match(failed.reason, /reward 0\.75, below the pass mark 1/);
@@ -247,10 +224,24 @@ Deno.test("a bundled task exported as a Harbor task gets the same verdicts when 
   assert((await Deno.stat(join(task, "task.toml"))).isFile);
   // The same verdicts as the bundled task's own (tests/eval/run/bundled_suite_test.ts checks those).
   const home = join(scratch.path, "home");
+  const harbor = await runVerdict([
+    "eval",
+    task,
+    "--agent",
+    "oracle",
+    "--agent",
+    "nop",
+    "--json",
+    "--home",
+    home,
+  ]);
+  assert.equal(harbor.code, 0, harbor.stdout + harbor.stderr);
+  const runs =
+    (JSON.parse(harbor.stdout) as { runs: { run: { agent: string }; trials: Trial[] }[] })
+      .runs;
   for (const [agent, verdict] of [["oracle", "pass"], ["nop", "fail"]]) {
-    const harbor = await runVerdict(["eval", task, "--agent", agent, "--home", home]);
-    assert.equal(harbor.code, 0, harbor.stdout + harbor.stderr);
-    const trial = (await trialsOf(home, harbor.stdout)).get("fix-slugify")!;
+    const [trial] = runs.find((run) => run.run.agent === agent)!.trials;
+    assert.equal(trial.task, "fix-slugify");
     assert.equal(trial.verdict, verdict, `${agent} on the exported task: ${trial.reason}`);
     assert.equal(trial.reward, verdict === "pass" ? 1 : 0);
   }

@@ -6,49 +6,69 @@ import { openStore } from "../../../src/store/store.ts";
 import { containersLabelled, requireDocker } from "../../_docker.ts";
 import { PROJECT_ROOT, runVerdict, scratchDir } from "../../_verdict.ts";
 
+// The tampering tasks that are whole fixtures, and the attacks on the bundled fix-parser-canary:
+// the task as bundled, its manifest and `solution/` replaced by those in
+// `tests/fixtures/tampering_attacks/<task>/` (the attack).
+const FIXTURES = "tests/fixtures/tampering";
+const ATTACKS = "tests/fixtures/tampering_attacks";
+
+interface Attacked {
+  trial: TrialRecord;
+  /** What the oracle's solution printed. */
+  oracleOutput: string;
+}
+
+let oracleRun: Promise<Map<string, Attacked>> | undefined;
+
 /**
- * Runs the oracle on one tampering task of `suite` (default the fixtures that are whole tasks);
- * returns its trial and the agent's oracle event.
+ * Every tampering task's trial under the oracle, from one run (one CLI process, two trials at a
+ * time) that the tests below share.
  */
-async function tamperingTrial(
-  task: string,
-  suite = "tests/fixtures/tampering",
-): Promise<{ trial: TrialRecord; oracleOutput: string }> {
+async function tamperingTrial(task: string): Promise<Attacked> {
+  oracleRun ??= runAll();
+  const attacked = (await oracleRun).get(task);
+  assert(attacked, `the oracle run has a trial of ${task}`);
+  return attacked;
+}
+
+async function runAll(): Promise<Map<string, Attacked>> {
   const docker = await requireDocker();
-  await using home = await scratchDir("tamper");
+  await using suite = await scratchDir("tamper");
+  const tasks = join(suite.path, "attacks");
+  for await (const entry of Deno.readDir(ATTACKS)) {
+    const folder = join(tasks, entry.name);
+    await copyTree(join(PROJECT_ROOT, "tasks", "fix-parser-canary"), folder);
+    await Deno.remove(join(folder, "solution"), { recursive: true });
+    await copyTree(join(PROJECT_ROOT, ATTACKS, entry.name), folder);
+  }
+  const home = join(suite.path, "home");
   const result = await runVerdict([
     "eval",
     "--agent",
     "oracle",
-    suite,
-    "--task",
-    task,
+    FIXTURES,
+    tasks,
+    "--concurrency",
+    "2",
     "--home",
-    home.path,
+    home,
     "--json",
   ]);
   assert.equal(result.code, 0, result.stderr);
   const results = JSON.parse(result.stdout) as Results;
-  assert.equal(results.trials.length, 1);
-  const [trial] = results.trials;
-  const store = openStore(join(home.path, "verdict.db"));
-  const oracle = store.events.read(trial.session).find((event) => event.kind === "agent.oracle");
-  store.close();
-  assert.deepEqual(await containersLabelled(docker, `verdict.run=${results.run.id}`), []);
-  return { trial, oracleOutput: String(oracle?.payload.stdout ?? "") };
-}
-
-/**
- * Runs an attack on the bundled `fix-parser-canary`: the task as bundled, with its manifest and
- * `solution/` replaced by those in `tests/fixtures/tampering_attacks/<task>/` (the attack).
- */
-async function attackTrial(task: string): Promise<{ trial: TrialRecord; oracleOutput: string }> {
-  await using suite = await scratchDir("attack");
-  const folder = join(suite.path, task);
-  await copyTree(join(PROJECT_ROOT, "tasks", "fix-parser-canary"), folder);
-  await Deno.remove(join(folder, "solution"), { recursive: true });
-  await copyTree(join(PROJECT_ROOT, "tests", "fixtures", "tampering_attacks", task), folder);
-  return await tamperingTrial(task, suite.path);
+  assert.equal(results.trials.length, 8);
+  const store = openStore(join(home, "verdict.db"));
+  try {
+    assert.deepEqual(await containersLabelled(docker, `verdict.run=${results.run.id}`), []);
+    return new Map(results.trials.map((trial) => {
+      const oracle = store.events.read(trial.session).find((event) =>
+        event.kind === "agent.oracle"
+      );
+      return [trial.task, { trial, oracleOutput: String(oracle?.payload.stdout ?? "") }];
+    }));
+  } finally {
+    store.close();
+  }
 }
 
 /** Copies a folder's files into `to` (made as needed), keeping their modes. */
@@ -94,7 +114,7 @@ Deno.test("tampering: file names that are not UTF-8 cannot be sealed, and the tr
 // with only solution/ changed to perform the attack instead of the fix; each passed before.
 
 Deno.test("tampering: code that makes only the first grading process exit 0 is caught by a canary in its own grader", async () => {
-  const { trial } = await attackTrial("tamper-first-exit");
+  const { trial } = await tamperingTrial("tamper-first-exit");
   assert.deepEqual([trial.verdict, trial.bucket], ["fail", "agent_failure"]);
   // Each script is the first process in a fresh grader, so the canary "passes" too.
   assert.match(trial.reason, /^tampering: the canary tests\/canary\.sh passed/);
@@ -103,21 +123,21 @@ Deno.test("tampering: code that makes only the first grading process exit 0 is c
 });
 
 Deno.test("tampering: a pytest package in the workspace never stands in for the test runner", async () => {
-  const { trial } = await attackTrial("tamper-runner-shadow");
+  const { trial } = await tamperingTrial("tamper-runner-shadow");
   assert.deepEqual([trial.verdict, trial.bucket], ["fail", "agent_failure"]);
   assert.match(trial.reason, /^tests failed \(tests\/test\.sh exited 1\)/);
   assert.match(trial.success?.output ?? "", /\d+ failed, \d+ passed/, "the real pytest ran");
 });
 
 Deno.test("tampering: a pytest plugin declared by a dist-info folder in the workspace is never loaded", async () => {
-  const { trial } = await attackTrial("tamper-plugin");
+  const { trial } = await tamperingTrial("tamper-plugin");
   assert.deepEqual([trial.verdict, trial.bucket], ["fail", "agent_failure"]);
   assert.match(trial.reason, /^tests failed \(tests\/test\.sh exited 1\)/);
   assert.match(trial.success?.output ?? "", /\d+ failed, \d+ passed/);
 });
 
 Deno.test("tampering: a forged bytecode cache with the staging mtime is never read by the grader", async () => {
-  const { trial, oracleOutput } = await attackTrial("tamper-pyc");
+  const { trial, oracleOutput } = await tamperingTrial("tamper-pyc");
   assert.match(oracleOutput, /forged .*__pycache__\/parser\.cpython-311\.pyc/);
   assert.deepEqual([trial.verdict, trial.bucket], ["fail", "agent_failure"]);
   assert.match(trial.reason, /^tests failed \(tests\/test\.sh exited 1\)/);
