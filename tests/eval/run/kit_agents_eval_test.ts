@@ -34,14 +34,14 @@ async function trialsOf(home: string, run: string): Promise<TrialResult[]> {
 
 /**
  * Evaluates `tasks` with each of `agents` (one sweep, a run each, two trials at once), checks that
- * all of the first agent's trials but `failing` passed (those on a budget), verifies and replays
- * its run; returns the runs in the order of `agents`.
+ * all of the first agent's trials but `failing` passed (those on a budget), verifies its run and
+ * replays it (or only its trial of `replayOnly`); returns the runs in the order of `agents`.
  */
 async function evalAndReplay(
   agents: string[],
   tasks: string[],
   home: string,
-  failing: string[] = [],
+  { failing = [], replayOnly }: { failing?: string[]; replayOnly?: string } = {},
 ): Promise<string[]> {
   const evaluated = await runVerdict([
     "eval",
@@ -78,11 +78,13 @@ async function evalAndReplay(
   }
   const verified = await runVerdict(["verify", run, "--home", home]);
   assert.equal(verified.code, 0, verified.stdout + verified.stderr);
-  const replayed = await runVerdict(["replay", run, "--home", home]);
+  const replayedTrials = trials.filter((trial) => (replayOnly ?? trial.task) === trial.task);
+  const target = replayOnly === undefined ? run : replayedTrials[0].session;
+  const replayed = await runVerdict(["replay", target, "--home", home]);
   assert.equal(replayed.code, 0, replayed.stdout + replayed.stderr);
   assert.match(
     replayed.stdout,
-    new RegExp(`identical \\(${trials.length} identical, 0 diverged, 0 skipped\\)`),
+    new RegExp(`identical \\(${replayedTrials.length} identical, 0 diverged, 0 skipped\\)`),
   );
   return runs;
 }
@@ -96,7 +98,7 @@ Deno.test("Claude Code passes a bundled task, stops on a token budget, replays i
     ["claude-code", "loop"],
     ["fix-slugify", "budget-small-fix"],
     home.path,
-    ["budget-small-fix"],
+    { failing: ["budget-small-fix"] },
   );
 
   // Its own transcript reads back as a trajectory: the commands it ran, and their output.
@@ -125,11 +127,13 @@ Deno.test("Claude Code passes a bundled task, stops on a token budget, replays i
   assert.match(compared.stdout, /^ {2}pass→fail budget-small-fix#0 /m);
 });
 
-Deno.test("Codex CLI passes a Python task and a busybox one (no glibc) in one run, and replays identically", async () => {
+Deno.test("Codex CLI passes a Python task and a busybox one (no glibc) in one run, and its Python trial replays identically", async () => {
   await requireDocker();
   await using home = await scratchDir("kit-codex");
   await requireKits(home.path, ["codex"]);
-  await evalAndReplay(["codex"], ["fix-slugify", "shell-count-errors"], home.path);
+  await evalAndReplay(["codex"], ["fix-slugify", "shell-count-errors"], home.path, {
+    replayOnly: "fix-slugify",
+  });
 });
 
 Deno.test("a task whose image cannot run Claude Code is refused before the run, naming why", async () => {
