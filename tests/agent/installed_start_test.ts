@@ -5,56 +5,59 @@
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
+import type { Results } from "../../src/report/results.ts";
 import { requireDocker } from "../_docker.ts";
 import { runVerdict, scratchDir } from "../_verdict.ts";
 import { minimalTask, writeFiles } from "../task/_task_fixture.ts";
 
-async function evalCmd(
-  scratch: string,
-  agent: string,
-  agentFiles?: string,
-): Promise<{ code: number; trial: { bucket: string; reason: string } }> {
-  const evaluated = await runVerdict([
-    "eval",
-    join(scratch, "task"),
-    "--agent",
-    agent,
-    ...(agentFiles === undefined ? [] : ["--agent-files", agentFiles]),
-    "--json",
-    "--home",
-    join(scratch, `home-${agent.length}`),
-  ]);
-  assert.notEqual(evaluated.stdout, "", evaluated.stderr);
-  return { code: evaluated.code, trial: JSON.parse(evaluated.stdout).trials[0] };
-}
-
 Deno.test("a cmd: agent whose program is missing or not executable is an evaluator error naming it (exit 3)", async () => {
   await requireDocker();
   await using scratch = await scratchDir("agent-start");
-  await writeFiles(join(scratch.path, "task"), minimalTask("start"));
+  const task = join(scratch.path, "task");
+  await writeFiles(task, minimalTask("start"));
   const files = join(scratch.path, "agent");
   await Deno.mkdir(files);
   await Deno.writeTextFile(join(files, "run.sh"), "#!/bin/sh\necho yes > answer.txt\n");
   await Deno.chmod(join(files, "run.sh"), 0o644);
 
-  const notExecutable = await evalCmd(scratch.path, "cmd:/verdict/agent/run.sh", files);
-  assert.equal(notExecutable.code, 3);
-  assert.equal(notExecutable.trial.bucket, "evaluator_error");
+  // Both programs in one sweep (a run each); the sweep exits as its worst run does.
+  const broken = await runVerdict([
+    "eval",
+    task,
+    "--agent",
+    "cmd:/verdict/agent/run.sh",
+    "--agent",
+    "cmd:no-such-agent --go",
+    "--agent-files",
+    files,
+    "--json",
+    "--home",
+    join(scratch.path, "home-broken"),
+  ]);
+  assert.equal(broken.code, 3, broken.stderr);
+  const [notExecutable, missing] = (JSON.parse(broken.stdout) as { runs: Results[] }).runs
+    .map((run) => run.trials[0]);
+  assert.equal(notExecutable.bucket, "evaluator_error");
   assert.match(
-    notExecutable.trial.reason,
+    notExecutable.reason,
     /could not be executed in its container: .*\/verdict\/agent\/run\.sh: Permission denied \(exit 126, command "\/verdict\/agent\/run\.sh"\); .*chmod \+x/,
   );
-
-  const missing = await evalCmd(scratch.path, "cmd:no-such-agent --go");
-  assert.equal(missing.code, 3);
-  assert.equal(missing.trial.bucket, "evaluator_error");
+  assert.equal(missing.bucket, "evaluator_error");
   assert.match(
-    missing.trial.reason,
+    missing.reason,
     /no-such-agent: not found \(exit 127, command "no-such-agent --go"\)/,
   );
 
   // A program that ran and exited 127 of its own accord is judged on its work, as any other.
-  const ranAndFailed = await evalCmd(scratch.path, "cmd:echo gave up >&2; exit 127");
-  assert.equal(ranAndFailed.code, 0);
-  assert.equal(ranAndFailed.trial.bucket, "agent_failure");
+  const ranAndFailed = await runVerdict([
+    "eval",
+    task,
+    "--agent",
+    "cmd:echo gave up >&2; exit 127",
+    "--json",
+    "--home",
+    join(scratch.path, "home-ran"),
+  ]);
+  assert.equal(ranAndFailed.code, 0, ranAndFailed.stderr);
+  assert.equal((JSON.parse(ranAndFailed.stdout) as Results).trials[0].bucket, "agent_failure");
 });

@@ -3,8 +3,9 @@
  * Messages and OpenAI Responses (the gateway's own codecs, answered by the scripted model),
  * streaming as the CLIs ask. Each CLI passes a task whose tests check that the agent's tools saw
  * only the gateway's dummy key; the real key reaches the upstream and is found nowhere in the
- * state folder. A CLI killed at the task's deadline leaves no container behind, and a gateway
- * refusal on budget stops a trial with stop reason `budget`.
+ * state folder. A CLI killed at the task's deadline leaves no container behind. (A gateway refusal
+ * on a token budget stopping Claude Code with stop reason `budget` is shown by
+ * `kit_agents_eval_test.ts`, on the bundled `budget-small-fix`.)
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
@@ -118,13 +119,13 @@ for (
   });
 }
 
-/** Evaluates the task at `taskDir` with Claude Code; returns the run id and its one trial. */
-async function claudeCodeTrial(taskDir: string, name: string) {
-  await using home = await scratchDir(name);
+Deno.test("a CLI past the task's deadline is killed with its container, and the trial stops on timeout", async () => {
+  const docker = await requireDocker();
+  await using home = await scratchDir("kit-deadline");
   await requireKits(home.path, ["claude-code"]);
   const evaluated = await runVerdict([
     "eval",
-    taskDir,
+    "tests/fixtures/installed/sleepy",
     "--agent",
     "claude-code",
     "--home",
@@ -133,21 +134,9 @@ async function claudeCodeTrial(taskDir: string, name: string) {
   assert.equal(evaluated.code, 0, evaluated.stdout + evaluated.stderr);
   const run = /^run (\S+):/m.exec(evaluated.stdout)![1];
   const results = JSON.parse(await Deno.readTextFile(join(home.path, "runs", run, "results.json")));
-  return { run, trial: results.trials[0] };
-}
-
-Deno.test("a CLI past the task's deadline is killed with its container, and the trial stops on timeout", async () => {
-  const docker = await requireDocker();
-  const { run, trial } = await claudeCodeTrial("tests/fixtures/installed/sleepy", "kit-deadline");
+  const [trial] = results.trials;
   assert.equal(trial.stop_reason, "timeout");
   assert.equal(trial.verdict, "fail");
   // What the CLI started lived in the container's process namespace, and went with it.
   assert.deepEqual(await containersLabelled(docker, `verdict.run=${run}`), []);
-});
-
-Deno.test("a gateway refusal on the task's token budget stops Claude Code with stop reason budget", async () => {
-  await requireDocker();
-  const { trial } = await claudeCodeTrial("tests/fixtures/token-budget", "kit-budget");
-  assert.equal(trial.stop_reason, "budget", JSON.stringify(trial));
-  assert.equal(trial.verdict, "fail");
 });

@@ -1,7 +1,9 @@
 /**
- * `eval`'s provider options from the command line: they reach a loopback provider on every call,
- * the run records them (a secret header's value never), `verdict replay` re-drives the run with
- * them identically, and a bad value exits 2 naming the flag and the fix before any call.
+ * An OpenAI-compatible model over real HTTP solves a task, priced from `--prices` (cached input
+ * included), with `eval`'s provider options from the command line: they reach a loopback provider
+ * on every call, the run records them (a secret header's value never), `verdict replay` re-drives
+ * the run with them identically, and a bad value exits 2 naming the flag and the fix before any
+ * call.
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
@@ -10,14 +12,20 @@ import { openStore } from "../../../src/store/store.ts";
 import { fakeProvider } from "../../model/_fake_provider.ts";
 import { requireDocker } from "../../_docker.ts";
 import { runVerdict, scratchDir } from "../../_verdict.ts";
+import { runVerdictInProcess } from "../../cli/_in_process.ts";
 import { filesContaining, solvingOpenAi } from "../_remote_run.ts";
 
 const GATEWAY_TOKEN = "gw-secret-5e6f7a8b9c0d";
 
-Deno.test("eval --temperature --max-output-tokens --header --retries: on the wire of every call, recorded, replayed identically", async () => {
+Deno.test("an OpenAI-compatible model solves a task, priced; --temperature --max-output-tokens --header --retries: on the wire of every call, recorded, replayed identically", async () => {
   await requireDocker();
   await using home = await scratchDir("provider-options");
   await using server = fakeProvider([], solvingOpenAi);
+  const prices = join(home.path, "prices.yaml");
+  await Deno.writeTextFile(
+    prices,
+    'openai:gpt-test: { input: "2.50", output: "10", cached_input: "1.25" }\n',
+  );
   const result = await runVerdict([
     "eval",
     "tests/fixtures/bench",
@@ -25,7 +33,8 @@ Deno.test("eval --temperature --max-output-tokens --header --retries: on the wir
     "openai:gpt-test",
     "--base-url",
     `${server.url}/v1`,
-    "--no-cost",
+    "--prices",
+    prices,
     "--temperature",
     "0.25",
     "--max-output-tokens",
@@ -41,8 +50,10 @@ Deno.test("eval --temperature --max-output-tokens --header --retries: on the wir
     home.path,
   ]);
   assert.equal(result.code, 0, result.stderr);
-  const results = JSON.parse(result.stdout) as Results;
-  assert.equal(results.trials[0].verdict, "pass");
+  const [trial] = (JSON.parse(result.stdout) as Results).trials;
+  assert.deepEqual([trial.verdict, trial.stop_reason, trial.steps], ["pass", "completed", 2]);
+  assert.deepEqual(trial.tokens, { input: 200, output: 40 });
+  assert.equal(trial.cost_usd, 0.0008, "2 × (60 × $2.50 + 40 × $1.25 + 20 × $10) per million");
   assert.equal(server.received.length, 2);
   for (const sent of server.received) {
     assert.equal(sent.body.temperature, 0.25);
@@ -71,7 +82,7 @@ Deno.test("eval --temperature --max-output-tokens --header --retries: on the wir
 Deno.test("a bad provider option exits 2 naming the flag and the fix, before any call", async () => {
   await using home = await scratchDir("provider-options");
   const evalWith = (model: string, ...flags: string[]) =>
-    runVerdict(
+    runVerdictInProcess(
       [
         "eval",
         "tests/fixtures/bench",
@@ -84,7 +95,7 @@ Deno.test("a bad provider option exits 2 naming the flag and the fix, before any
         "--home",
         home.path,
       ],
-      { env: { ANTHROPIC_API_KEY: "sk-ant-test-123456789" } },
+      { ANTHROPIC_API_KEY: "sk-ant-test-123456789" },
     );
   for (
     const [model, flags, message] of [
@@ -109,7 +120,7 @@ Deno.test("a bad provider option exits 2 naming the flag and the fix, before any
     assert.equal(result.code, 2, `${flags.join(" ")}: ${result.stderr}`);
     assert.match(result.stderr, message);
   }
-  const nop = await runVerdict([
+  const nop = await runVerdictInProcess([
     "eval",
     "tests/fixtures/bench",
     "--agent",

@@ -1,46 +1,25 @@
+/**
+ * A remote model over real HTTP, its failure paths: an endpoint that refuses the key, a model
+ * without a price, a reply past the task's deadline, a provider that hangs or drips, bad flags.
+ * A remote model solving a task is shown by `provider_options_eval_test.ts` (OpenAI, priced) and
+ * `secret_redaction_test.ts` (OpenAI and Anthropic, their keys on the wire and nowhere in the
+ * state folder, the run replayed without a key or a call).
+ */
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import type { Results } from "../../../src/report/results.ts";
-import { anthropicReply, fakeProvider, openAiReply } from "../../model/_fake_provider.ts";
+import { fakeProvider, openAiReply } from "../../model/_fake_provider.ts";
 import { stubbornProvider } from "../../model/_stubborn_provider.ts";
 import { requireDocker } from "../../_docker.ts";
 import { runVerdict, scratchDir } from "../../_verdict.ts";
+import { runVerdictInProcess } from "../../cli/_in_process.ts";
 import { filesContaining, solvingOpenAi } from "../_remote_run.ts";
 
 const SECRET = "sk-verdict-TEST-4f9a1c7e2b";
 
-Deno.test("an OpenAI-compatible model over real HTTP solves a task; the key is nowhere in the state directory", async () => {
+Deno.test("an endpoint that refuses the key is an infrastructure error, exit 3, the key redacted from its reason and the state folder", async () => {
   await requireDocker();
   await using home = await scratchDir("remote");
-  await using server = fakeProvider([], solvingOpenAi);
-  const prices = join(home.path, "prices.yaml");
-  await Deno.writeTextFile(
-    prices,
-    'openai:gpt-test: { input: "2.50", output: "10", cached_input: "1.25" }\n',
-  );
-  const result = await runVerdict(
-    [
-      "eval",
-      "tests/fixtures/bench",
-      "--model",
-      "openai:gpt-test",
-      "--base-url",
-      `${server.url}/v1`,
-      "--prices",
-      prices,
-      "--json",
-      "--home",
-      home.path,
-    ],
-    { env: { OPENAI_API_KEY: SECRET } },
-  );
-  assert.equal(result.code, 0, result.stderr);
-  const [trial] = (JSON.parse(result.stdout) as Results).trials;
-  assert.deepEqual([trial.verdict, trial.stop_reason, trial.steps], ["pass", "completed", 2]);
-  assert.deepEqual(trial.tokens, { input: 200, output: 40 });
-  assert.equal(trial.cost_usd, 0.0008, "2 × (60 × $2.50 + 40 × $1.25 + 20 × $10) per million");
-  assert.equal(server.received[0].headers.get("authorization"), `Bearer ${SECRET}`);
-
   // A provider error that echoes the key: the trial's reason has it redacted.
   await using rejecting = fakeProvider(
     [],
@@ -54,8 +33,7 @@ Deno.test("an OpenAI-compatible model over real HTTP solves a task; the key is n
       "openai:gpt-test",
       "--base-url",
       `${rejecting.url}/v1`,
-      "--prices",
-      prices,
+      "--no-cost",
       "--json",
       "--home",
       home.path,
@@ -66,62 +44,15 @@ Deno.test("an OpenAI-compatible model over real HTTP solves a task; the key is n
   const [failed] = (JSON.parse(rejected.stdout) as Results).trials;
   assert.equal(failed.bucket, "infrastructure_error");
   assert.match(failed.reason, /HTTP 401: Incorrect API key provided: \[redacted\]/);
+  assert.equal(rejecting.received[0].headers.get("authorization"), `Bearer ${SECRET}`);
   assert.ok(!rejected.stderr.includes(SECRET) && !rejected.stdout.includes(SECRET));
   assert.deepEqual(await filesContaining(home.path, SECRET), []);
-});
-
-Deno.test("an Anthropic model over real HTTP solves a task", async () => {
-  await requireDocker();
-  await using home = await scratchDir("remote");
-  await using server = fakeProvider([], (request) => {
-    const messages = request.body.messages as { content: { type: string }[] }[];
-    return messages.some((message) => message.content.some((block) => block.type === "tool_result"))
-      ? anthropicReply("", [{ id: "toolu_2", name: "finish", input: { summary: "done" } }])
-      : anthropicReply("Writing.", [{
-        id: "toolu_1",
-        name: "write_file",
-        input: { path: "answer.txt", content: "yes\n" },
-      }]);
-  });
-  const result = await runVerdict(
-    [
-      "eval",
-      "tests/fixtures/bench",
-      "--model",
-      "anthropic:claude-test",
-      "--base-url",
-      server.url,
-      "--no-cost",
-      "--json",
-      "--home",
-      home.path,
-    ],
-    { env: { ANTHROPIC_API_KEY: SECRET } },
-  );
-  assert.equal(result.code, 0, result.stderr);
-  const [trial] = (JSON.parse(result.stdout) as Results).trials;
-  assert.equal(trial.verdict, "pass", trial.reason);
-  assert.equal(trial.cost_usd, null, "--no-cost: the cost is unknown, never 0");
-  assert.equal(server.received[0].headers.get("x-api-key"), SECRET);
-  assert.deepEqual(await filesContaining(home.path, SECRET), []);
-
-  // Replay calls no model, so it needs no key.
-  const calls = server.received.length;
-  const replayed = await runVerdict([
-    "replay",
-    (JSON.parse(result.stdout) as Results).run.id,
-    "--home",
-    home.path,
-  ]);
-  assert.equal(replayed.code, 0, replayed.stderr);
-  assert.match(replayed.stdout, /identical \(1 identical, 0 diverged, 0 skipped\)/);
-  assert.equal(server.received.length, calls, "no request reached the provider");
 });
 
 Deno.test("a real model without a price stops before its first call, exit 2", async () => {
   await using home = await scratchDir("remote");
   await using server = fakeProvider([], solvingOpenAi);
-  const result = await runVerdict(
+  const result = await runVerdictInProcess(
     [
       "eval",
       "tests/fixtures/bench",
@@ -132,12 +63,12 @@ Deno.test("a real model without a price stops before its first call, exit 2", as
       "--home",
       home.path,
     ],
-    { env: { OPENAI_API_KEY: SECRET } },
+    { OPENAI_API_KEY: SECRET },
   );
   assert.equal(result.code, 2);
   assert.match(result.stderr, /no price for openai:gpt-test: pass --prices FILE .* or --no-cost/);
   assert.equal(server.received.length, 0);
-  const badSpec = await runVerdict([
+  const badSpec = await runVerdictInProcess([
     "eval",
     "tests/fixtures/bench",
     "--model",
@@ -184,7 +115,7 @@ for (const misbehaviour of ["hang", "drip"] as const) {
   Deno.test(
     `a provider that ${
       misbehaviour === "hang" ? "accepts and never answers" : "sends a body that drips forever"
-    }, with --request-timeout 5 and --retries 1: infrastructure_error after two attempts, exit 3`,
+    }, with --request-timeout 2 and --retries 1: infrastructure_error after two attempts, exit 3`,
     async () => {
       await requireDocker();
       await using home = await scratchDir("remote");
@@ -199,7 +130,7 @@ for (const misbehaviour of ["hang", "drip"] as const) {
         `${server.url}/v1`,
         "--no-cost",
         "--request-timeout",
-        "5",
+        "2",
         "--retries",
         "1",
         "--json",
@@ -213,8 +144,8 @@ for (const misbehaviour of ["hang", "drip"] as const) {
       assert.match(
         trial.reason,
         misbehaviour === "hang"
-          ? /openai endpoint unavailable after 2 attempts: no response within 5 s \(--request-timeout\)/
-          : /after 2 attempts: the response \(HTTP 200\) did not finish arriving within 5 s/,
+          ? /openai endpoint unavailable after 2 attempts: no response within 2 s \(--request-timeout\)/
+          : /after 2 attempts: the response \(HTTP 200\) did not finish arriving within 2 s/,
       );
       assert.equal(server.requests, 2, "each recorded attempt reached the provider once");
       assert.ok(seconds < 30, `took ${seconds.toFixed(1)} s`);
@@ -227,7 +158,7 @@ Deno.test("--request-timeout takes a positive number of seconds; --prices with -
   const prices = join(home.path, "prices.yaml");
   await Deno.writeTextFile(prices, "openai:gpt-test: { input: 1, output: 1 }\n");
   const evalWith = (...flags: string[]) =>
-    runVerdict([
+    runVerdictInProcess([
       "eval",
       "tests/fixtures/bench",
       "--model",

@@ -1,3 +1,9 @@
+/**
+ * A remote model over real HTTP (OpenAI and Anthropic) solves a task while its endpoint echoes
+ * every credential it got, in every form: no trace of them is left in the state folder or the
+ * output, the agent itself sees the redacted answer, and the run still replays (no key, no call)
+ * and verifies.
+ */
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import type { Results } from "../../../src/report/results.ts";
@@ -130,16 +136,25 @@ function printed(result: CliResult): string[] {
   ).map(([name]) => name);
 }
 
-/** The run's replay and integrity check both pass on the redacted record. */
-async function assertReplayable(home: string, run: string): Promise<void> {
+/**
+ * The run's replay and integrity check both pass on the redacted record; replay calls no model, so
+ * it needs no key (none is given) and sends nothing to `server`.
+ */
+async function assertReplayable(
+  home: string,
+  run: string,
+  server: { received: Received[] },
+): Promise<void> {
+  const calls = server.received.length;
   const replayed = await runVerdict(["replay", run, "--home", home]);
   assert.equal(replayed.code, 0, replayed.stderr);
   assert.match(replayed.stdout, /identical \(1 identical, 0 diverged, 0 skipped\)/);
+  assert.equal(server.received.length, calls, "no request reached the provider");
   const verified = await runVerdict(["verify", run, "--home", home]);
   assert.equal(verified.code, 0, verified.stderr + verified.stdout);
 }
 
-Deno.test("an OpenAI endpoint that echoes the key leaves no trace of it in the state folder; the run still replays and verifies", async () => {
+Deno.test("an OpenAI model solves a task; its endpoint echoing the key leaves no trace of it in the state folder; the run still replays and verifies", async () => {
   await requireDocker();
   await using home = await scratchDir("redaction");
   await using server = fakeProvider([], echoingOpenAi);
@@ -170,10 +185,10 @@ Deno.test("an OpenAI endpoint that echoes the key leaves no trace of it in the s
   const followUp = JSON.stringify(server.received[1].body);
   assert.ok(followUp.includes("[redacted]"), followUp);
   assert.ok(!followUp.includes(KEY) && !followUp.includes(base64(KEY)), followUp);
-  await assertReplayable(home.path, run.id);
+  await assertReplayable(home.path, run.id, server);
 });
 
-Deno.test("an Anthropic endpoint that echoes the key and base-URL credentials leaves no trace of them", async () => {
+Deno.test("an Anthropic model solves a task; its endpoint echoing the key and base-URL credentials leaves no trace of them", async () => {
   await requireDocker();
   await using home = await scratchDir("redaction");
   await using server = fakeProvider([], echoingAnthropic);
@@ -195,6 +210,7 @@ Deno.test("an Anthropic endpoint that echoes the key and base-URL credentials le
   assert.equal(result.code, 0, result.stderr);
   const { run, trials: [trial] } = JSON.parse(result.stdout) as Results;
   assert.equal(trial.verdict, "pass", trial.reason);
+  assert.equal(trial.cost_usd, null, "--no-cost: the cost is unknown, never 0");
   assert.equal(server.received[0].headers.get("x-api-key"), KEY);
   assert.equal(
     server.received[0].headers.get("authorization"),
@@ -204,5 +220,5 @@ Deno.test("an Anthropic endpoint that echoes the key and base-URL credentials le
 
   assert.deepEqual(await traces(home.path), []);
   assert.deepEqual(printed(result), []);
-  await assertReplayable(home.path, run.id);
+  await assertReplayable(home.path, run.id, server);
 });
