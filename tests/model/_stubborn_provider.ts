@@ -21,12 +21,15 @@ export function stubbornProvider(misbehaviour: Misbehaviour, firstBody = "{}"): 
   url: string;
   /** Requests read in full. */
   readonly requests: number;
+  /** When each request was read in full (`performance.now()`). */
+  readonly arrivals: readonly number[];
   [Symbol.asyncDispose](): Promise<void>;
 } {
   const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
   const connections = new Set<Deno.Conn>();
   const serving = new Set<Promise<void>>();
   let requests = 0;
+  const arrivals: number[] = [];
   let closed = false;
   const encoder = new TextEncoder();
   const serve = async (conn: Deno.Conn) => {
@@ -44,6 +47,7 @@ export function stubbornProvider(misbehaviour: Misbehaviour, firstBody = "{}"): 
         if (pending.length < headEnd + 4 + length) continue;
         pending = pending.slice(headEnd + 4 + length);
         requests++;
+        arrivals.push(performance.now());
         if (misbehaviour === "hang") continue;
         if (misbehaviour === "drip") {
           await conn.write(encoder.encode(
@@ -88,6 +92,7 @@ export function stubbornProvider(misbehaviour: Misbehaviour, firstBody = "{}"): 
     get requests() {
       return requests;
     },
+    arrivals,
     async [Symbol.asyncDispose]() {
       closed = true;
       listener.close();
