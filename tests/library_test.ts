@@ -59,7 +59,8 @@ const lister: Model = {
   },
 };
 
-const TASKS = ["fix-slugify", "shell-count-errors", "add-ttl-cache"];
+// Two busybox tasks of the bundled suite: what is shown is the library's, not the tasks'.
+const TASKS = ["shell-count-errors", "shell-rotate-logs"];
 
 Deno.test("a script's own agent and own model backend run on the bundled suite, recorded and verifiable", async () => {
   await requireDocker();

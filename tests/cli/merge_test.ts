@@ -1,6 +1,6 @@
 /**
- * `verdict eval --shard K/N` and `verdict merge`: an experiment run whole and as three shards in
- * three state folders, the shards merged into a fourth; the merged run is the unsharded one (id,
+ * `verdict eval --shard K/N` and `verdict merge`: an experiment run whole and as two shards in
+ * two state folders, the shards merged into a third; the merged run is the unsharded one (id,
  * verdicts, stats, comparisons, gates), it verifies, and what merge must refuse it refuses.
  */
 import assert from "node:assert/strict";
@@ -13,11 +13,10 @@ import { openStore } from "../../src/store/store.ts";
 import { requireDocker } from "../_docker.ts";
 import { runVerdict, scratchDir } from "../_verdict.ts";
 
-// Sorted ids: always-passes, shell-count-errors, trivial, unsolved. nop fails all but always-passes,
-// whose tests test nothing: both verdicts occur. Each task's test prints the same every time (not
-// so for a test that prints the checksum of a gzip it made), so two runs can be compared whole.
+// Sorted ids: always-passes, trivial, unsolved; shard 1/2 takes the first and the third, so the
+// merge must interleave. nop fails all but always-passes, whose tests test nothing: both verdicts
+// occur. Each task's test prints the same every time, so two runs can be compared whole.
 const EXPERIMENT = [
-  "tasks/shell-count-errors",
   "tests/fixtures/bench/trivial",
   "tests/fixtures/no-solution/unsolved",
   "tests/fixtures/check/always-passes",
@@ -55,16 +54,16 @@ async function statsWithoutWallTimes(home: string, id: string): Promise<unknown>
   return JSON.parse(stats.stdout, (key, value) => key === "wall_ms" ? undefined : value);
 }
 
-Deno.test("eval --shard 1/3, 2/3, 3/3 merged equals the unsharded run; merge refuses other experiments, gaps, twins, unfinished shards and a target holding the run", async () => {
+Deno.test("eval --shard 1/2, 2/2 merged equals the unsharded run; merge refuses other experiments, gaps, twins, unfinished shards and a target holding the run", async () => {
   await requireDocker();
   await using scratch = await scratchDir("merge");
   const home = (name: string) => join(scratch.path, name);
   const evals = await Promise.all([
     runVerdict(["eval", ...EXPERIMENT, "--json", "--home", home("whole")]),
-    ...[1, 2, 3].map((k) =>
-      runVerdict(["eval", ...EXPERIMENT, "--shard", `${k}/3`, "--json", "--home", home(`s${k}`)])
+    ...[1, 2].map((k) =>
+      runVerdict(["eval", ...EXPERIMENT, "--shard", `${k}/2`, "--json", "--home", home(`s${k}`)])
     ),
-    // Another experiment (seed 1), and a shard with no task: 4 tasks cannot fill 5 shards.
+    // Another experiment (seed 1), and a shard with no task: 3 tasks cannot fill 5 shards.
     runVerdict([
       "eval",
       ...EXPERIMENT,
@@ -78,17 +77,16 @@ Deno.test("eval --shard 1/3, 2/3, 3/3 merged equals the unsharded run; merge ref
     ]),
   ]);
   for (const result of evals) assert.equal(result.code, 0, result.stderr);
-  const [whole, s1, s2, s3, other] = evals.map((result) => JSON.parse(result.stdout) as Results);
+  const [whole, s1, s2, other] = evals.map((result) => JSON.parse(result.stdout) as Results);
   const id = whole.run.id;
-  assert.match(evals[1].stdout + evals[1].stderr, /shard 1\/3 of 4 tasks/);
+  assert.match(evals[1].stdout + evals[1].stderr, /shard 1\/2 of 3 tasks/);
 
   // Every shard has the whole run's id; each holds its tasks' repeats, together; the union is all.
   const trialsOf = (results: Results) => results.trials.map((t) => `${t.task}#${t.repeat}`);
-  assert.deepEqual([s1, s2, s3].map((shard) => shard.run.id), [id, id, id]);
-  assert.deepEqual([s1, s2, s3].map((shard) => shard.run.shard), [
-    { index: 1, count: 3 },
-    { index: 2, count: 3 },
-    { index: 3, count: 3 },
+  assert.deepEqual([s1, s2].map((shard) => shard.run.id), [id, id]);
+  assert.deepEqual([s1, s2].map((shard) => shard.run.shard), [
+    { index: 1, count: 2 },
+    { index: 2, count: 2 },
   ]);
   assert.deepEqual(trialsOf(s1), [
     "always-passes#0",
@@ -96,31 +94,29 @@ Deno.test("eval --shard 1/3, 2/3, 3/3 merged equals the unsharded run; merge ref
     "unsolved#0",
     "unsolved#1",
   ]);
-  assert.deepEqual(trialsOf(s2), ["shell-count-errors#0", "shell-count-errors#1"]);
-  assert.deepEqual(trialsOf(s3), ["trivial#0", "trivial#1"]);
-  assert.deepEqual([...trialsOf(s1), ...trialsOf(s2), ...trialsOf(s3)].sort(), trialsOf(whole));
+  assert.deepEqual(trialsOf(s2), ["trivial#0", "trivial#1"]);
+  assert.deepEqual([...trialsOf(s1), ...trialsOf(s2)].sort(), trialsOf(whole));
   assert.deepEqual(other.trials, [], "an empty shard is a valid run of no trials");
   assert.deepEqual(other.run.shard, { index: 5, count: 5 });
   assert.equal(whole.run.shard, undefined, "an unsharded run records no shard");
 
-  // Merged from a run folder, a state folder and a run folder: the unsharded run, wall times aside.
+  // Merged from a state folder and a run folder: the unsharded run, wall times aside.
   const runFolder = (name: string) => join(home(name), "runs", id);
   const merge = await runVerdict([
     "merge",
-    runFolder("s1"),
     home("s2"),
-    runFolder("s3"),
+    runFolder("s1"),
     "--json",
     "--home",
     home("merged"),
   ]);
   assert.equal(merge.code, 0, merge.stderr);
-  assert.match(merge.stderr, new RegExp(`^merged 3 shards into run ${id} in `));
+  assert.match(merge.stderr, new RegExp(`^merged 2 shards into run ${id} in `));
   const merged = JSON.parse(merge.stdout) as Results;
   assert.deepEqual(withoutWallTimes(merged), withoutWallTimes(whole));
   assert.deepEqual(
     merged.trials.map((trial) => trial.verdict),
-    ["pass", "pass", "fail", "fail", "fail", "fail", "fail", "fail"],
+    ["pass", "pass", "fail", "fail", "fail", "fail"],
   );
   const written = JSON.parse(await Deno.readTextFile(join(runFolder("merged"), "results.json")));
   assert.deepEqual(written, merged);
@@ -137,10 +133,10 @@ Deno.test("eval --shard 1/3, 2/3, 3/3 merged equals the unsharded run; merge ref
   const [wholeRun, mergedRun] = [comparedRun(home("whole"), id), comparedRun(home("merged"), id)];
   const between = compareRuns(wholeRun, mergedRun);
   assert(
-    between.comparable && between.pairs === 8 && between.flips.length === 0,
+    between.comparable && between.pairs === 6 && between.flips.length === 0,
     JSON.stringify(between),
   );
-  const gate = parseGate("max_drop_pp: 0\nmin_cases: 8\n", "gate.yaml");
+  const gate = parseGate("max_drop_pp: 0\nmin_cases: 6\n", "gate.yaml");
   assert.deepEqual(decideGate(gate, between), { passed: true, reasons: [] });
   const third: ComparedRun = {
     ...wholeRun,
@@ -163,17 +159,17 @@ Deno.test("eval --shard 1/3, 2/3, 3/3 merged equals the unsharded run; merge ref
     assert.equal(result.code, 2, `${args.join(" ")}: ${result.stderr}`);
     assert.match(result.stderr, expected);
   };
-  const [one, two, three] = [runFolder("s1"), runFolder("s2"), runFolder("s3")];
+  const [one, two] = [runFolder("s1"), runFolder("s2")];
   await refused(
-    [one, two, three, home("other")],
+    [one, two, home("other")],
     "refused",
     new RegExp(`${home("other")} is a shard of another experiment than ${one}: its seed is 1`),
   );
-  await refused([one, two], "refused", /lacks shard 3\/3: give every shard from 1\/3 to 3\/3/);
-  await refused([one, two, one, three], "refused", /both shard 1\/3 of run/);
+  await refused([one], "refused", /lacks shard 2\/2: give every shard from 1\/2 to 2\/2/);
+  await refused([one, two, one], "refused", /both shard 1\/2 of run/);
   await refused([home("whole"), one], "refused", /made without --shard/);
-  await refused([one, two, three], "merged", new RegExp(`already holds run ${id}`));
-  await refused([two, three, one], "s1", new RegExp(`already holds run ${id}`));
+  await refused([one, two], "merged", new RegExp(`already holds run ${id}`));
+  await refused([two, one], "s1", new RegExp(`already holds run ${id}`));
   await refused([join(scratch.path, "nowhere")], "refused", /given as a shard, is not a folder/);
   await assert.rejects(
     Deno.stat(home("refused")),
@@ -185,9 +181,9 @@ Deno.test("eval --shard 1/3, 2/3, 3/3 merged equals the unsharded run; merge ref
   store.runs.setStatus(id, "interrupted");
   store.close();
   await refused(
-    [one, two, three],
+    [one, two],
     "refused",
-    new RegExp(`${two} is shard 2/3 of run ${id}, and it is unfinished .*verdict resume ${id}`),
+    new RegExp(`${two} is shard 2/2 of run ${id}, and it is unfinished .*verdict resume ${id}`),
   );
 });
 

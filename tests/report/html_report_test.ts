@@ -33,69 +33,102 @@ async function launch() {
   });
 }
 
-Deno.test("report.html opens from disk with no network and no console errors, and shows the run", async () => {
+const TASKS = ["tasks/shell-count-errors", "tasks/shell-rotate-logs"];
+
+type Page = Awaited<ReturnType<Awaited<ReturnType<typeof launch>>["newPage"]>>;
+
+/** Opens a run's report.html with every request off the disk refused; returns what went wrong. */
+async function openReport(
+  page: Page,
+  runDir: string,
+): Promise<{ problems: string[]; requests: string[] }> {
+  const problems: string[] = [];
+  const requests: string[] = [];
+  page.on("console", (message) => message.type() === "error" && problems.push(message.text()));
+  page.on("pageerror", (error) => problems.push(error.message));
+  await page.route("**/*", (route) => {
+    const url = route.request().url();
+    if (url.startsWith("file:")) return route.continue();
+    requests.push(url);
+    return route.abort();
+  });
+  await page.goto(`file://${join(runDir, "report.html")}`);
+  return { problems, requests };
+}
+
+/** The summary and the tasks table a report shows are the run's results. */
+async function assertSummary(page: Page, results: Results): Promise<void> {
+  const text = async (selector: string) => (await page.textContent(selector))?.trim();
+  assert.equal(await text("#summary-trials"), String(results.summary.finished));
+  assert.equal(await text("#summary-passed"), String(results.summary.passed));
+  assert.equal(await text("#summary-failed"), String(results.summary.failed));
+  assert.equal(
+    await text("#summary-rate"),
+    `${((results.summary.pass_rate ?? 0) * 100).toFixed(1)}%`,
+  );
+  const costs = results.trials.map((trial) => trial.cost_usd);
+  assert.equal(
+    await text("#summary-cost"),
+    costs.includes(null)
+      ? "unknown"
+      : `$${formatUsd(costs.reduce((sum: bigint, cost) => sum + usd(cost!), 0n))}`,
+  );
+  assert.equal(await page.locator("#tasks tr[data-task]").count(), TASKS.length);
+  assert.equal(
+    await page.locator("#tasks svg.interval").count(),
+    TASKS.length,
+    "each task's interval is drawn",
+  );
+}
+
+// Two runs of two busybox tasks: the scripted model passes both, and with every trial faulty it
+// fails both; each run's report, and the comparison of the two, open in one browser.
+Deno.test("report.html opens from disk with no network and no console errors, and shows the run; compare --html shows each flip's two trajectories side by side", async () => {
   await requireDocker();
   await using home = await scratchDir("html");
-  const evaluated = await runVerdict([
-    "eval",
-    "tasks/fix-slugify",
-    "tasks/shell-count-errors",
-    "tasks/policy-no-installs",
-    "--model",
-    "scripted:faults=0.5",
-    "--seed",
-    "3",
-    "--repeat",
-    "2",
-    "--json",
+  // One after the other: both are recorded in one state folder, for compare.
+  const evals = [];
+  for (const model of ["scripted", "scripted:faults=1"]) {
+    evals.push(
+      await runVerdict(["eval", ...TASKS, "--model", model, "--json", "--home", home.path]),
+    );
+  }
+  for (const result of evals) assert.equal(result.code, 0, result.stderr);
+  const [base, faulty] = evals.map((result) => JSON.parse(result.stdout) as Results);
+  const runDir = (results: Results) => join(home.path, "runs", results.run.id);
+  const written = async (results: Results) =>
+    JSON.parse(await Deno.readTextFile(join(runDir(results), "results.json"))) as Results;
+  assert.deepEqual(base.trials.map((trial) => trial.verdict), ["pass", "pass"]);
+  assert.deepEqual(faulty.trials.map((trial) => trial.verdict), ["fail", "fail"]);
+  const comparePage = join(home.path, "compare.html");
+  const compared = await runVerdict([
+    "compare",
+    base.run.id,
+    faulty.run.id,
+    "--html",
+    comparePage,
     "--home",
     home.path,
   ]);
-  assert.equal(evaluated.code, 0, evaluated.stderr);
-  const { run } = JSON.parse(evaluated.stdout) as Results;
-  const runDir = join(home.path, "runs", run.id);
-  const results = JSON.parse(await Deno.readTextFile(join(runDir, "results.json"))) as Results;
-  const html = join(runDir, "report.html");
+  assert.equal(compared.code, 0, compared.stderr);
+  assert.match(compared.stdout, /b \(pass→fail\) 2, c \(fail→pass\) 0/);
 
   const browser = await launch();
   try {
+    // The failed run's report.
+    const failedPage = await browser.newPage();
+    const failedLoad = await openReport(failedPage, runDir(faulty));
+    assert.deepEqual(failedLoad.problems, [], "no console errors");
+    assert.deepEqual(failedLoad.requests, [], "no network requests");
+    await assertSummary(failedPage, await written(faulty));
+
+    // The passed run's report, and one of its trials opened.
     const page = await browser.newPage({ viewport: { width: 1200, height: 900 } });
-    const problems: string[] = [];
-    const requests: string[] = [];
-    page.on("console", (message) => message.type() === "error" && problems.push(message.text()));
-    page.on("pageerror", (error) => problems.push(error.message));
-    await page.route("**/*", (route) => {
-      const url = route.request().url();
-      if (url.startsWith("file:")) return route.continue();
-      requests.push(url);
-      return route.abort();
-    });
-    await page.goto(`file://${html}`);
+    const { problems, requests } = await openReport(page, runDir(base));
     assert.deepEqual(problems, [], "no console errors");
     assert.deepEqual(requests, [], "no network requests");
-
-    const text = async (selector: string) => (await page.textContent(selector))?.trim();
-    assert.equal(await text("#summary-trials"), String(results.summary.finished));
-    assert.equal(await text("#summary-passed"), String(results.summary.passed));
-    assert.equal(await text("#summary-failed"), String(results.summary.failed));
-    assert.equal(
-      await text("#summary-rate"),
-      `${((results.summary.pass_rate ?? 0) * 100).toFixed(1)}%`,
-    );
-    const costs = results.trials.map((trial) => trial.cost_usd);
-    assert.equal(
-      await text("#summary-cost"),
-      costs.includes(null)
-        ? "unknown"
-        : `$${formatUsd(costs.reduce((sum: bigint, cost) => sum + usd(cost!), 0n))}`,
-    );
-    assert.equal(await page.locator("#tasks tr[data-task]").count(), 3);
-    assert.equal(
-      await page.locator("#tasks svg.interval").count(),
-      3,
-      "each task's interval is drawn",
-    );
-
+    const results = await written(base);
+    await assertSummary(page, results);
     const trial = results.trials[0];
     await page.click(`details[data-session="${trial.session}"] > summary`);
     const calls = page.locator(`details[data-session="${trial.session}"] .tool-call`);
@@ -108,47 +141,16 @@ Deno.test("report.html opens from disk with no network and no console errors, an
     await Deno.mkdir(ARTIFACTS, { recursive: true });
     await page.screenshot({ path: join(ARTIFACTS, "report-screenshot.png"), fullPage: true });
     assert.deepEqual(problems, [], "no console errors after opening a trial");
-  } finally {
-    await browser.close();
-  }
-});
 
-Deno.test("compare --html shows each flip's two trajectories side by side", async () => {
-  await requireDocker();
-  await using home = await scratchDir("html");
-  const base = await runVerdict([
-    "eval",
-    "tasks/fix-slugify",
-    "tasks/shell-count-errors",
-    "--json",
-    "--home",
-    home.path,
-  ]);
-  const faulty = await runVerdict([
-    "eval",
-    "tasks/fix-slugify",
-    "tasks/shell-count-errors",
-    "--model",
-    "scripted:faults=1",
-    "--json",
-    "--home",
-    home.path,
-  ]);
-  const [a, b] = [base, faulty].map((result) => (JSON.parse(result.stdout) as Results).run.id);
-  const page = join(home.path, "compare.html");
-  const compared = await runVerdict(["compare", a, b, "--html", page, "--home", home.path]);
-  assert.equal(compared.code, 0, compared.stderr);
-  assert.match(compared.stdout, /b \(pass→fail\) 2, c \(fail→pass\) 0/);
-  const browser = await launch();
-  try {
+    // The comparison.
     const tab = await browser.newPage();
-    const problems: string[] = [];
-    tab.on("pageerror", (error) => problems.push(error.message));
-    await tab.goto(`file://${page}`);
+    const tabProblems: string[] = [];
+    tab.on("pageerror", (error) => tabProblems.push(error.message));
+    await tab.goto(`file://${comparePage}`);
     assert.equal(await tab.locator(".side.flip").count(), 2);
     assert.equal(await tab.locator(".side.flip").first().locator(":scope > div").count(), 2);
     assert.match((await tab.textContent("#comparison")) ?? "", /b 2, c 0/);
-    assert.deepEqual(problems, []);
+    assert.deepEqual(tabProblems, []);
   } finally {
     await browser.close();
   }

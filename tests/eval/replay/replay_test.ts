@@ -21,18 +21,32 @@ async function verdictIn(
   };
 }
 
-Deno.test("replay diverges at step 1, naming the path, after a one-character change to the system prompt", async () => {
+// One recorded run, in a copy of the project whose system prompt the test then changes.
+Deno.test("replay is identical; --live re-runs the tools in a fresh container and compares their results; after a one-character change to the system prompt it diverges at step 1, naming the path", async () => {
   await requireDocker();
   await using tree = await scratchDir("replay");
-  for (const path of ["deno.json", "deno.lock", "cli.ts", "mod.ts", "src", "tasks/fix-slugify"]) {
+  for (
+    const path of ["deno.json", "deno.lock", "cli.ts", "mod.ts", "src", "tasks/shell-count-errors"]
+  ) {
     await copyTree(join(PROJECT_ROOT, path), join(tree.path, path));
   }
-  const evaluated = await verdictIn(tree.path, ["eval", "tasks/fix-slugify", "--home", ".verdict"]);
+  const evaluated = await verdictIn(tree.path, [
+    "eval",
+    "tasks/shell-count-errors",
+    "--home",
+    ".verdict",
+  ]);
   assert.equal(evaluated.code, 0, evaluated.stderr);
   const run = /^run (\w+)/.exec(evaluated.stdout)![1];
   const same = await verdictIn(tree.path, ["replay", run, "--home", ".verdict"]);
   assert.equal(same.code, 0, same.stdout + same.stderr);
   assert.match(same.stdout, /: identical \(5 steps\)/);
+  const live = await verdictIn(tree.path, ["replay", run, "--live", "--home", ".verdict"]);
+  assert.equal(live.code, 0, live.stdout + live.stderr);
+  assert.match(live.stdout, /identical \(5 steps\)/);
+  const missing = await verdictIn(tree.path, ["replay", "nope", "--home", ".verdict"]);
+  assert.equal(missing.code, 2);
+  assert.match(missing.stderr, /no session or run 'nope'/);
 
   const promptFile = join(tree.path, "src/agent/system_prompt.ts");
   const prompt = await Deno.readTextFile(promptFile);
@@ -54,24 +68,4 @@ Deno.test("replay diverges at step 1, naming the path, after a one-character cha
     changed.stdout,
     /replay of run \w+: diverged \(0 identical, 1 diverged, 0 skipped\)/,
   );
-});
-
-Deno.test("replay --live re-runs the tools in a fresh container and compares their results", async () => {
-  await requireDocker();
-  await using home = await scratchDir("replay");
-  const root = PROJECT_ROOT;
-  const evaluated = await verdictIn(root, [
-    "eval",
-    "tasks/shell-count-errors",
-    "--home",
-    home.path,
-  ]);
-  assert.equal(evaluated.code, 0, evaluated.stderr);
-  const run = /^run (\w+)/.exec(evaluated.stdout)![1];
-  const live = await verdictIn(root, ["replay", run, "--live", "--home", home.path]);
-  assert.equal(live.code, 0, live.stdout + live.stderr);
-  assert.match(live.stdout, /identical \(5 steps\)/);
-  const missing = await verdictIn(root, ["replay", "nope", "--home", home.path]);
-  assert.equal(missing.code, 2);
-  assert.match(missing.stderr, /no session or run 'nope'/);
 });

@@ -7,14 +7,6 @@ import type { Results } from "../../../src/report/results.ts";
 import { requireDocker } from "../../_docker.ts";
 import { runVerdict, scratchDir } from "../../_verdict.ts";
 
-const MODEL_ONLY = [
-  "min_steps",
-  "min_tool_calls",
-  "min_compactions",
-  "min_denied_calls",
-  "resumed",
-];
-
 Deno.test("the bundled suite is real: 16+ tasks in 6+ categories, each with a solution", async () => {
   const suite = await loadSuite(["tasks"]);
   assert.ok(suite.tasks.length >= 16, `${suite.tasks.length} tasks`);
@@ -36,23 +28,31 @@ Deno.test("the bundled suite is real: 16+ tasks in 6+ categories, each with a so
   );
 });
 
-Deno.test("verdict tasks check tasks/ exits 0 on the bundled suite: the oracle passes each task, nop fails each as the agent's failure", async () => {
+// The one run of the whole bundled suite in the test suite: every other test uses one to three
+// tasks. Its five recorded runs back every claim about the bundled tasks as data.
+Deno.test("verdict tasks check tasks/ exits 0 on the bundled suite: the oracle passes each task, nop fails each as the agent's failure, no control passes any", async () => {
   await requireDocker();
   await using home = await scratchDir("check");
   const result = await runVerdict(["tasks", "check", "tasks/", "--home", home.path]);
   assert.equal(result.code, 0, result.stdout + result.stderr);
   const { tasks } = await loadSuite(["tasks"]);
+  const ids = tasks.map((task) => task.id).sort();
   assert.match(
     result.stdout,
     new RegExp(`^${tasks.length} of ${tasks.length} tasks check out`, "m"),
   );
-  // Its two runs, as recorded: every task once per agent, with the verdicts the check read.
+  // A task that checks out, as the tables show it: the oracle passes, nop and the untouched
+  // workspace fail; every control that had anything to cheat with fails.
+  assert.match(result.stdout, /^shell-count-errors\s+pass\s+fail\s+fail\s+ok$/m);
+  assert.match(result.stdout, /^fix-slugify\s+FAIL\s+FAIL\s+FAIL$/m);
+  // Its runs, as recorded: every task once per agent, with the verdicts the check read.
   const store = openStore(join(home.path, "verdict.db"));
   try {
-    const runs = store.runs.list().map((run) => runConfig(run));
-    const trials = (agent: string) =>
-      store.runs.trialSummaries(store.runs.list()[runs.findIndex((run) => run.agent === agent)].id);
-    const ids = tasks.map((task) => task.id).sort();
+    const trials = (agent: string) => {
+      const run = store.runs.list().find((run) => runConfig(run).agent === agent);
+      assert.ok(run, `a run of ${agent}`);
+      return store.runs.trialSummaries(run.id);
+    };
     assert.deepEqual(trials("oracle").map((trial) => trial.task).sort(), ids);
     assert(trials("oracle").every((trial) => trial.verdict === "pass"));
     assert.deepEqual(
@@ -60,41 +60,27 @@ Deno.test("verdict tasks check tasks/ exits 0 on the bundled suite: the oracle p
       ["fail agent_failure"],
     );
     assert.equal(trials("nop").length, tasks.length);
+    // Before grading required evidence that the tests ran, planting `import os; os._exit(0)` at
+    // the top of every workspace module passed 7 to 11 of the bundled tasks: no generic cheat
+    // passes any now.
+    for (const control of ["exit-at-import", "skip-all", "grader-hijack"]) {
+      const ran = trials(`control:${control}`);
+      const passed = ran.filter((trial) => trial.verdict !== "fail").map((trial) => trial.task);
+      assert.deepEqual(passed, [], `${control} passes ${passed.join(", ")}`);
+      assert.ok(ran.length > 0, control);
+    }
   } finally {
     store.close();
   }
 });
 
-Deno.test("verdict tasks check exits 1 on a task whose tests pass the untouched workspace", async () => {
-  await requireDocker();
-  await using home = await scratchDir("check");
-  const result = await runVerdict([
-    "tasks",
-    "check",
-    "tests/fixtures/check",
-    "--home",
-    home.path,
-  ]);
-  assert.equal(result.code, 1, result.stdout + result.stderr);
-  assert.match(
-    result.stdout,
-    /^always-passes: the untouched workspace passes: the tests test nothing$/m,
-  );
-  assert.match(result.stdout, /^0 of 1 tasks check out/m);
-});
-
 Deno.test("eval --agent oracle fails a task whose requirements only a model can meet, and passes the others", async () => {
   await requireDocker();
   await using home = await scratchDir("oracle");
-  const suite = await loadSuite(["tasks"]);
-  const modelOnly = (task: (typeof suite.tasks)[number]) =>
-    Object.entries(task.manifest.requires).some(([key, value]) =>
-      MODEL_ONLY.includes(key) && value !== 0 && value !== false
-    );
-  const picked = [...suite.tasks.filter(modelOnly), suite.tasks.find((task) => !modelOnly(task))!];
   const result = await runVerdict([
     "eval",
-    ...picked.map((task) => task.dir),
+    "tests/fixtures/model-only",
+    "tests/fixtures/bench",
     "--agent",
     "oracle",
     "--json",
@@ -103,13 +89,11 @@ Deno.test("eval --agent oracle fails a task whose requirements only a model can 
   ]);
   assert.equal(result.code, 0, result.stderr);
   const results = JSON.parse(result.stdout) as Results;
-  assert.equal(results.trials.length, picked.length);
-  for (const task of picked) {
-    const trial = results.trials.find((candidate) => candidate.task === task.id)!;
-    if (modelOnly(task)) {
-      assert.equal(trial.verdict, "fail", task.id);
-      assert.match(trial.reason, /^requirement not met: /, task.id);
-    } else assert.equal(trial.verdict, "pass", `${task.id}: ${trial.reason}`);
-  }
+  const verdicts = Object.fromEntries(
+    results.trials.map((trial) => [trial.task, `${trial.verdict}: ${trial.reason}`]),
+  );
+  assert.deepEqual(Object.keys(verdicts).sort(), ["needs-a-model", "trivial"]);
+  assert.equal(verdicts["needs-a-model"], "fail: requirement not met: min_tool_calls 1: got 0");
+  assert.match(verdicts.trivial, /^pass/);
   assert.match(result.stderr, /^run \w+: \d+ trials/, "the first line names the run id");
 });

@@ -5,18 +5,20 @@ import { openStore } from "../../../src/store/store.ts";
 import { containersLabelled, requireDocker } from "../../_docker.ts";
 import { runVerdict, scratchDir, verdictCommand } from "../../_verdict.ts";
 
-const TASKS = ["tasks/fix-slugify", "tasks/shell-count-errors", "tasks/recovery/recovery-counter"];
+// The cheapest task that shows a crash's cost: a busybox task whose tool call delivers a tick,
+// which must happen exactly once, and which passes only when its run was really resumed.
+const COUNTER = "tasks/recovery/recovery-counter";
 const POINTS = ["before-model@3", "after-response@3", "mid-tool@3", "after-result@3", "grading"];
 
 /** Runs eval with the crash knob, sends SIGKILL the moment the knob's point is reached, returns the run id. */
-async function killAt(point: string, home: string, tasks = TASKS): Promise<string> {
+async function killAt(point: string, home: string, tasks: string[]): Promise<string> {
   const child = verdictCommand([
     "eval",
     ...tasks,
     "--model",
     `scripted:crash=${point}`,
     "--concurrency",
-    "3",
+    String(tasks.length),
     "--home",
     home,
   ]).spawn();
@@ -33,37 +35,40 @@ async function killAt(point: string, home: string, tasks = TASKS): Promise<strin
   return /^run (\w+)/.exec(stdout)![1];
 }
 
-Deno.test("SIGKILL at each point of a step, then resume: every trial gets the uninterrupted verdict, exactly once", async () => {
+Deno.test("SIGKILL at each point of a step, then resume: the trial gets the uninterrupted verdict, its delivery happens exactly once; resume refuses another model and has nothing to do once finished", async () => {
   const docker = await requireDocker();
   await using scratch = await scratchDir("crash");
-  const baseline = await runVerdict([
-    "eval",
-    ...TASKS.slice(0, 2),
-    "--json",
-    "--home",
-    join(scratch.path, "baseline"),
-  ]);
-  assert.equal(baseline.code, 0, baseline.stderr);
-  const expected = new Map(
-    (JSON.parse(baseline.stdout) as Results).trials.map((trial) => [trial.task, trial.verdict]),
-  );
-
   for (const point of POINTS) {
     const home = join(scratch.path, point.replace("@", "-"));
-    const run = await killAt(point, home);
+    const run = await killAt(point, home, [COUNTER]);
+    if (point === POINTS[0]) {
+      const refused = await runVerdict([
+        "resume",
+        run,
+        "--model",
+        "scripted:faults=0.5",
+        "--home",
+        home,
+      ]);
+      assert.equal(refused.code, 2);
+      assert.match(
+        refused.stderr,
+        new RegExp(
+          `cannot resume run \\w+: the model is scripted:faults=0\\.5, the run used scripted:crash=${point}`,
+        ),
+      );
+    }
     const resumed = await runVerdict(["resume", run, "--json", "--home", home]);
     assert.equal(resumed.code, 0, `${point}: ${resumed.stderr}`);
     const results = JSON.parse(resumed.stdout) as Results;
-    assert.equal(results.trials.length, 3, point);
-    for (const trial of results.trials) {
-      if (trial.task === "recovery-counter") {
-        assert.equal(
-          trial.verdict,
-          "pass",
-          `${point}: exactly one delivery and resumed: ${trial.reason}`,
-        );
-      } else assert.equal(trial.verdict, expected.get(trial.task), `${point}: ${trial.task}`);
-    }
+    assert.equal(results.trials.length, 1, point);
+    // Uninterrupted, the scripted model passes the task; the task passes only when resumed.
+    const [counter] = results.trials;
+    assert.equal(
+      counter.verdict,
+      "pass",
+      `${point}: exactly one delivery and resumed: ${counter.reason}`,
+    );
     const verify = await runVerdict(["verify", run, "--home", home]);
     assert.equal(verify.code, 0, `${point}: ${verify.stdout}`);
     assert.deepEqual(
@@ -71,27 +76,20 @@ Deno.test("SIGKILL at each point of a step, then resume: every trial gets the un
       [],
       `${point}: containers left behind`,
     );
-
-    const counter = results.trials.find((trial) => trial.task === "recovery-counter")!;
-    const delivery = deliveryOf(home, counter.session);
-    assert.equal(delivery.intents, 1, `${point}: the delivery was asked for once`);
-    if (delivery.interrupted) {
-      assert.equal(delivery.unknown, 1, `${point}: the interrupted delivery is answered unknown`);
+    // The delivery is step 3's tool call: stopped between its intent and its result, it must end
+    // in an outcome-unknown notice, never a second delivery; stopped anywhere else, it runs once.
+    const interrupted = point === "mid-tool@3";
+    assert.deepEqual(
+      deliveryOf(home, counter.session),
+      { intents: 1, interrupted, unknown: interrupted ? 1 : 0 },
+      point,
+    );
+    if (point === POINTS.at(-1)) {
+      const again = await runVerdict(["resume", run, "--home", home]);
+      assert.equal(again.code, 0);
+      assert.match(again.stdout, /0 trials \(1 task × 1\)/, "a finished run has nothing to do");
     }
   }
-  // Alone in its run, the counter is the trial the knob stops, between the delivery's intent and
-  // its result: the one case that must end in an outcome-unknown notice, never a second delivery.
-  const home = join(scratch.path, "counter-mid-tool");
-  const run = await killAt("mid-tool@3", home, TASKS.slice(2));
-  const resumed = await runVerdict(["resume", run, "--json", "--home", home]);
-  assert.equal(resumed.code, 0, resumed.stderr);
-  const [counter] = (JSON.parse(resumed.stdout) as Results).trials;
-  assert.equal(counter.verdict, "pass", counter.reason);
-  assert.deepEqual(deliveryOf(home, counter.session), {
-    intents: 1,
-    interrupted: true,
-    unknown: 1,
-  });
 });
 
 /**
@@ -123,18 +121,22 @@ function deliveryOf(
   };
 }
 
-Deno.test("a trial whose container is gone resumes in a new one restored from its latest snapshot", async () => {
+Deno.test("the trials of a run whose containers are gone resume in new ones restored from their latest snapshots", async () => {
   const docker = await requireDocker();
   await using scratch = await scratchDir("crash");
   // Bundled tasks only: with its container gone, a delivery in flight is lost with it, and the
   // counter task then, rightly, reports an unknown outcome rather than a second delivery.
-  const run = await killAt("after-result@3", scratch.path, TASKS.slice(0, 2));
+  const run = await killAt("after-result@3", scratch.path, [
+    "tasks/shell-count-errors",
+    "tasks/shell-rotate-logs",
+  ]);
   for (const id of await containersLabelled(docker, `verdict.run=${run}`)) {
     await docker.run(["rm", "--force", id]);
   }
   const resumed = await runVerdict(["resume", run, "--json", "--home", scratch.path]);
   assert.equal(resumed.code, 0, resumed.stderr);
   const results = JSON.parse(resumed.stdout) as Results;
+  assert.equal(results.trials.length, 2);
   assert.ok(
     results.trials.every((trial) => trial.verdict === "pass"),
     results.trials.map((trial) => trial.reason).join("; "),
@@ -148,28 +150,4 @@ Deno.test("a trial whose container is gone resumes in a new one restored from it
     markers.some((event) => event.payload.container === "restored"),
     JSON.stringify(markers.map((event) => event.payload)),
   );
-});
-
-Deno.test("resume refuses a different model, naming the difference; a finished run has nothing to do", async () => {
-  await requireDocker();
-  await using scratch = await scratchDir("crash");
-  const run = await killAt("after-response@2", scratch.path);
-  const refused = await runVerdict([
-    "resume",
-    run,
-    "--model",
-    "scripted:faults=0.5",
-    "--home",
-    scratch.path,
-  ]);
-  assert.equal(refused.code, 2);
-  assert.match(
-    refused.stderr,
-    /cannot resume run \w+: the model is scripted:faults=0\.5, the run used scripted:crash=after-response@2/,
-  );
-  const resumed = await runVerdict(["resume", run, "--home", scratch.path]);
-  assert.equal(resumed.code, 0, resumed.stderr);
-  const again = await runVerdict(["resume", run, "--home", scratch.path]);
-  assert.equal(again.code, 0);
-  assert.match(again.stdout, /0 trials \(\d+ tasks × 1\)/);
 });

@@ -9,13 +9,22 @@ import { loadTask } from "../../../src/task/load_task.ts";
 import { requireDocker } from "../../_docker.ts";
 import { runVerdict, scratchDir } from "../../_verdict.ts";
 
-Deno.test("verdict eval (loop agent, scripted model) passes every bundled task, requirements included", async () => {
+// The bundled tasks whose requirements only a model-driven run can meet (`tasks check` waives them
+// for its oracle, which passes every bundled task in bundled_suite_test.ts), and the one on a budget.
+const REQUIREMENT_TASKS = [
+  "tasks/budget-small-fix",
+  "tasks/monorepo-find-bug",
+  "tasks/policy-keep-secrets",
+  "tasks/policy-no-installs",
+];
+
+Deno.test("verdict eval (loop agent, scripted model) passes the bundled tasks with model-only requirements, requirements included; each replays identically", async () => {
   await requireDocker();
   await using home = await scratchDir("loop");
-  const result = await runVerdict(["eval", "--json", "--home", home.path]);
+  const result = await runVerdict(["eval", ...REQUIREMENT_TASKS, "--json", "--home", home.path]);
   assert.equal(result.code, 0, result.stderr);
   const results = JSON.parse(result.stdout) as Results;
-  assert.ok(results.trials.length >= 16);
+  assert.equal(results.trials.length, REQUIREMENT_TASKS.length);
   for (const trial of results.trials) {
     assert.equal(trial.verdict, "pass", `${trial.task}: ${trial.reason}`);
   }
@@ -30,41 +39,44 @@ Deno.test("verdict eval (loop agent, scripted model) passes every bundled task, 
   );
   assert.equal(results.run.model, "scripted");
 
-  // Every session replays identically from its record, with no model and no container; eight
-  // replays in parallel processes print byte-identical reports.
-  const replay = await runVerdict(["replay", results.run.id, "--home", home.path]);
-  assert.equal(replay.code, 0, replay.stdout + replay.stderr);
+  // Every session replays identically from its record, with no model and no container; replays
+  // in parallel processes print byte-identical reports.
+  const replays = await Promise.all(
+    Array.from({ length: 3 }, () => runVerdict(["replay", results.run.id, "--home", home.path])),
+  );
+  for (const replay of replays) {
+    assert.equal(replay.code, 0, replay.stdout + replay.stderr);
+    assert.equal(replay.stdout, replays[0].stdout);
+  }
   assert.match(
-    replay.stdout,
+    replays[0].stdout,
     new RegExp(
       `replay of run ${results.run.id}: identical \\(${results.trials.length} identical, 0 diverged, 0 skipped\\)`,
     ),
   );
-  const parallel = await Promise.all(
-    Array.from({ length: 8 }, () => runVerdict(["replay", results.run.id, "--home", home.path])),
-  );
-  for (const other of parallel) {
-    assert.equal(other.code, 0);
-    assert.equal(other.stdout, replay.stdout);
-  }
 });
 
-const FAULT_TASKS = [
-  "fix-slugify",
-  "budget-small-fix",
-  "add-ttl-cache",
-  "shell-count-errors",
-  "shell-rotate-logs",
-  "fix-csv-quoting",
-  "add-rate-limiter",
-  "docs-service-config",
-];
+// Two busybox tasks; the seeds are picked from the scripted model's own fault draw, so the run
+// must show what the draw says: one trial stopped early while claiming success, or none faulty.
+const FAULT_TASKS = ["shell-count-errors", "shell-rotate-logs"];
 
-async function faultyRun(
-  seed: number,
-  home: string,
-): Promise<{ verdicts: string[]; hashes: Map<string, string[]> }> {
-  const args = [
+/** The fault the scripted model draws, at `faults=0.3` and `seed`, for the task's first trial. */
+async function faultOf(seed: number, id: string): Promise<string | null> {
+  const task = await loadTask(`tasks/${id}`);
+  const rng = new SplitMix64(seed).stream(`trial/${id}/0`).stream("model");
+  return (await scriptedModel({ task, rng, faults: 0.3, counter: heuristicCounter })).fault;
+}
+
+/** The first seed from 0 whose fault draw `wanted` accepts. */
+async function seedWhere(wanted: (faults: (string | null)[]) => boolean): Promise<number> {
+  for (let seed = 0; seed < 500; seed++) {
+    if (wanted(await Promise.all(FAULT_TASKS.map((id) => faultOf(seed, id))))) return seed;
+  }
+  throw new Error("no seed under 500 draws the faults wanted");
+}
+
+async function faultyRun(seed: number, home: string) {
+  const result = await runVerdict([
     "eval",
     "--model",
     "scripted:faults=0.3",
@@ -73,68 +85,58 @@ async function faultyRun(
     "--json",
     "--home",
     home,
-  ];
-  const result = await runVerdict([...args, ...FAULT_TASKS.flatMap((task) => ["--task", task])]);
+    ...FAULT_TASKS.flatMap((task) => ["--task", task]),
+  ]);
   assert.equal(result.code, 0, result.stderr);
   const results = JSON.parse(result.stdout) as Results;
   const store = openStore(join(home, "verdict.db"));
-  const hashes = new Map(
-    results.trials.map((trial) => [
-      trial.task,
-      store.events.rows(trial.session).map((row) => row.hash),
-    ]),
-  );
-  store.close();
-  return { verdicts: results.trials.map((trial) => `${trial.task}:${trial.verdict}`), hashes };
+  try {
+    return {
+      trials: results.trials,
+      verdicts: results.trials.map((trial) => `${trial.task}:${trial.verdict}`),
+      hashes: new Map(
+        results.trials.map((t) => [t.task, store.events.rows(t.session).map((row) => row.hash)]),
+      ),
+      // What each trial's `finish` call said.
+      claims: new Map(results.trials.map((t) => [
+        t.task,
+        JSON.stringify(
+          store.events.read(t.session).find((event) =>
+            event.kind === "tool.intent" && event.payload.tool === "finish"
+          )?.payload.arguments,
+        ),
+      ])),
+    };
+  } finally {
+    store.close();
+  }
 }
 
-Deno.test("scripted faults: some trials fail; the same seed gives identical verdicts and event hashes; another seed differs", async () => {
+Deno.test("scripted faults: an agent that stops early claiming success fails; the same seed gives identical verdicts and event hashes; another seed differs", async () => {
   await requireDocker();
+  const early = await seedWhere(([first]) => first === "early_stop");
+  const clean = await seedWhere((faults) => faults.every((fault) => fault === null));
   await using scratch = await scratchDir("faults");
-  const first = await faultyRun(1, join(scratch.path, "a"));
-  const again = await faultyRun(1, join(scratch.path, "b"));
-  const other = await faultyRun(2, join(scratch.path, "c"));
-  assert.ok(first.verdicts.some((verdict) => verdict.endsWith(":fail")), first.verdicts.join(" "));
-  assert.deepEqual(again.verdicts, first.verdicts);
-  assert.deepEqual(again.hashes, first.hashes, "every event of every session hashes the same");
-  assert.notDeepEqual(other.verdicts, first.verdicts);
-});
-
-Deno.test("an agent that stops early claiming success fails its trial", async () => {
-  await requireDocker();
-  const task = await loadTask("tasks/fix-slugify");
-  let seed = 0;
-  for (;; seed++) {
-    const rng = new SplitMix64(seed).stream("trial/fix-slugify/0").stream("model");
-    const model = await scriptedModel({ task, rng, faults: 0.3, counter: heuristicCounter });
-    if (model.fault === "early_stop") break;
-    assert.ok(seed < 500, "no seed picks early_stop");
-  }
-  await using home = await scratchDir("early");
-  const result = await runVerdict([
-    "eval",
-    "--model",
-    "scripted:faults=0.3",
-    "--seed",
-    String(seed),
-    "--task",
-    "fix-slugify",
-    "--json",
-    "--home",
-    home.path,
+  const [first, again, other] = await Promise.all([
+    faultyRun(early, join(scratch.path, "a")),
+    faultyRun(early, join(scratch.path, "b")),
+    faultyRun(clean, join(scratch.path, "c")),
   ]);
-  assert.equal(result.code, 0, result.stderr);
-  const [trial] = (JSON.parse(result.stdout) as Results).trials;
-  assert.deepEqual([trial.verdict, trial.stop_reason, trial.bucket], [
+  // The trial that stopped early: it claimed success, its tests failed, the agent is at fault.
+  const stopped = first.trials.find((trial) => trial.task === FAULT_TASKS[0])!;
+  assert.deepEqual([stopped.verdict, stopped.stop_reason, stopped.bucket], [
     "fail",
     "completed",
     "agent_failure",
   ]);
-  assert.match(trial.reason, /tests failed/);
-  const store = openStore(join(home.path, "verdict.db"));
-  const finish = store.events.read(trial.session).find((event) =>
-    event.kind === "tool.intent" && event.payload.tool === "finish"
-  )!;
-  store.close();
-  assert.match(JSON.stringify(finish.payload.arguments), /all tests pass/, "it claimed success");
+  assert.match(stopped.reason, /tests failed/);
+  assert.match(
+    first.claims.get(stopped.task)!,
+    /all tests pass/,
+    "it claimed success",
+  );
+  assert.deepEqual(again.verdicts, first.verdicts);
+  assert.deepEqual(again.hashes, first.hashes, "every event of every session hashes the same");
+  assert.deepEqual(other.verdicts, FAULT_TASKS.map((task) => `${task}:pass`));
+  assert.notDeepEqual(other.verdicts, first.verdicts);
 });

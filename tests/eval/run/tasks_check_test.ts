@@ -3,7 +3,6 @@ import { join } from "node:path";
 import type { Results } from "../../../src/report/results.ts";
 import { requireDocker } from "../../_docker.ts";
 import { runVerdict, scratchDir } from "../../_verdict.ts";
-import { loadSuite } from "../../../src/task/load_suite.ts";
 import { startRun, waitForContainers } from "../_live_run.ts";
 
 Deno.test("a resumed tasks check run still waives model-only requirements: the oracle passes", async () => {
@@ -50,36 +49,25 @@ Deno.test("--agent oracle on a task with no solution/ is refused before the run 
   assert.doesNotMatch(result.stdout, /^run /m, "no run was made");
 });
 
-Deno.test("tasks check names a task with no solution/ and how to add one, without an oracle trial", async () => {
-  await requireDocker();
-  await using home = await scratchDir("check-no-solution");
-  const result = await runVerdict([
-    "tasks",
-    "check",
-    "tests/fixtures/no-solution",
-    "--home",
-    home.path,
-  ]);
-  assert.equal(result.code, 1, result.stderr);
-  assert.match(
-    result.stdout,
-    /unsolved: \S*no-solution\/unsolved has no solution\/ folder, which the oracle agent applies: add solution\/solve\.sh/,
-  );
-  assert.match(result.stdout, /0 of 1 tasks check out \(runs [\w-]+\)\n/, "only the nop run");
-});
-
 /** The results of a run recorded in `home`. */
 async function resultsOf(home: string, run: string): Promise<Results> {
   return JSON.parse(await Deno.readTextFile(join(home, "runs", run, "results.json"))) as Results;
 }
 
-Deno.test("tasks check runs the controls: exit-at-import and skip-all are caught on tasks they pass, a canary that passes the untouched workspace is refused, a well-written task checks out", async () => {
+// One check of every failure it reports: a cheat that passes, a canary that passes the untouched
+// workspace, tests that test nothing, a task with no solution. The bundled suite's check (in
+// bundled_suite_test.ts) shows tasks that check out, as this one shows each way a task does not.
+Deno.test("tasks check runs the controls: exit-at-import and skip-all are caught on tasks they pass, a canary that passes the untouched workspace is refused, tests that test nothing and a missing solution are named", async () => {
   await requireDocker();
   await using home = await scratchDir("check-controls");
   const result = await runVerdict([
     "tasks",
     "check",
-    "tests/fixtures/controls",
+    "tests/fixtures/controls/exit-cheatable",
+    "tests/fixtures/controls/skip-cheatable",
+    "tests/fixtures/controls/canary-passes",
+    "tests/fixtures/check",
+    "tests/fixtures/no-solution",
     "--home",
     home.path,
   ]);
@@ -107,10 +95,24 @@ Deno.test("tasks check runs the controls: exit-at-import and skip-all are caught
     /the canary tests\/canary\.sh passes on the untouched workspace, so every trial fails as tampering: make it assert something false/,
     out,
   );
-  assert.match(out, /^well-written\s+pass\s+fail\s+fail\s+ok$/m, out);
-  assert.match(out, /^well-written\s+FAIL\s+FAIL\s+FAIL$/m, out);
-  assert.equal(problemsOf("well-written"), "");
-  assert.match(out, /^1 of 4 tasks check out \(runs \S+, \S+\)$/m);
+  assert.equal(
+    problemsOf("always-passes"),
+    "the untouched workspace passes: the tests test nothing",
+    out,
+  );
+  assert.match(out, /^always-passes\s+pass\s+pass\s+pass\s+PROBLEM$/m, out);
+  // A task with no solution/ is named with how to add one, and left out of the oracle's run.
+  assert.match(
+    problemsOf("unsolved"),
+    /^\S*no-solution\/unsolved has no solution\/ folder, which the oracle agent applies: add solution\/solve\.sh/,
+  );
+  assert.match(out, /^unsolved\s+-\s+fail\s+fail\s+PROBLEM$/m, out);
+  const [oracleRun, nopRun] = /^0 of 5 tasks check out \(runs (\S+), (\S+)\)$/m.exec(out)!.slice(1);
+  assert.deepEqual(
+    (await resultsOf(home.path, oracleRun)).trials.map((t) => t.task).sort(),
+    ["always-passes", "canary-passes", "exit-cheatable", "skip-cheatable"],
+  );
+  assert.equal((await resultsOf(home.path, nopRun)).trials.length, 5);
 
   // Each control is a recorded run of its own, with the verdicts the check read.
   const runs = Object.fromEntries(
@@ -123,27 +125,10 @@ Deno.test("tasks check runs the controls: exit-at-import and skip-all are caught
     Object.fromEntries(
       (await resultsOf(home.path, runs[control])).trials.map((t) => [t.task, t.verdict]),
     );
-  assert.deepEqual(await verdicts("exit-at-import"), {
-    "canary-passes": "fail",
-    "exit-cheatable": "pass",
-    "skip-cheatable": "fail",
-    "well-written": "fail",
-  });
+  const exitAtImport = await verdicts("exit-at-import");
+  assert.equal(exitAtImport["exit-cheatable"], "pass");
+  assert.equal(exitAtImport["skip-cheatable"], "fail");
+  assert.equal(exitAtImport["canary-passes"], "fail");
   assert.equal((await verdicts("skip-all"))["skip-cheatable"], "pass");
   assert(Object.values(await verdicts("grader-hijack")).every((verdict) => verdict === "fail"));
-});
-
-// Before grading required evidence that the tests ran, this five-line cheat passed 7 to 11 of the
-// bundled tasks. The bundled tasks must give no pass to an agent that did no work.
-Deno.test("a cmd: agent that plants os._exit(0) at import in every workspace module passes none of the bundled tasks", async () => {
-  await requireDocker();
-  await using home = await scratchDir("exit-at-import-suite");
-  const cheat = `cmd:find . -name '*.py' -exec sed -i '1i import os; os._exit(0)' {} +`;
-  const result = await runVerdict(["eval", "tasks/", "--agent", cheat, "--home", home.path]);
-  assert.equal(result.code, 0, result.stdout + result.stderr);
-  const run = /^run (\w+)/m.exec(result.stdout)![1];
-  const { trials } = await resultsOf(home.path, run);
-  assert.equal(trials.length, (await loadSuite(["tasks"])).tasks.length);
-  const passed = trials.filter((trial) => trial.verdict === "pass").map((trial) => trial.task);
-  assert.equal(passed.length, 0, `the cheat passes ${passed.length}: ${passed.join(", ")}`);
 });
