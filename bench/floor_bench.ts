@@ -17,24 +17,16 @@
  * @module
  */
 import { join } from "node:path";
-import { oracleAgent } from "../src/agent/oracle.ts";
-import { systemClock } from "../src/core/system_clock.ts";
 import { DockerSandbox } from "../src/engine/docker_sandbox.ts";
 import { packTar, type TarEntry } from "../src/engine/tar.ts";
-import { evalSuite } from "../src/eval/run/run_eval.ts";
 import { readTree } from "../src/task/file_tree.ts";
 import { loadSuite } from "../src/task/load_suite.ts";
 import { CountingDocker, criticalPath, type DockerCall } from "./_docker_calls.ts";
-import { median, scratchFolder } from "./_measure.ts";
+import { median } from "./_measure.ts";
+import { oracleRun } from "./_oracle_run.ts";
 
 const ROUNDS = Number(Deno.args[0] ?? 5);
 const TARGETS = { wall: { 1: 1.0, 4: 1.3 }, cpu: 1.5, calls: 5 };
-const ORACLE = {
-  agent: oracleAgent,
-  model: null,
-  settings: null,
-  needs: { model: false, solutions: true },
-};
 
 const docker = new CountingDocker({ PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin" });
 await docker.ping();
@@ -143,29 +135,7 @@ function naiveRun(concurrency: number): Promise<Sample> {
 }
 
 function verdictRun(concurrency: number): Promise<Sample> {
-  return measured(concurrency, async () => {
-    await using home = await scratchFolder("bench-floor");
-    const { results } = await evalSuite(
-      {
-        paths: ["tasks"],
-        suite,
-        tasks: suite.tasks,
-        agent: ORACLE,
-        repeat: 1,
-        concurrency,
-        seed: 0,
-        home: home.path,
-      },
-      {
-        sandbox,
-        clock: systemClock,
-        signal: new AbortController().signal,
-        progress: { runStarted() {}, trialFinished() {} },
-        waiveModelOnly: true, // as `tasks check` runs the oracle
-      },
-    );
-    return results.summary.passed;
-  });
+  return measured(concurrency, () => oracleRun(sandbox, suite, ["tasks"], concurrency));
 }
 
 function describePath(paths: DockerCall[][]): string {

@@ -17,21 +17,13 @@
  *
  * @module
  */
-import { oracleAgent } from "../src/agent/oracle.ts";
-import { systemClock } from "../src/core/system_clock.ts";
-import { evalSuite } from "../src/eval/run/run_eval.ts";
 import { Docker } from "../src/engine/docker.ts";
 import { DockerSandbox } from "../src/engine/docker_sandbox.ts";
 import { loadSuite } from "../src/task/load_suite.ts";
-import { median, scratchFolder } from "./_measure.ts";
+import { median } from "./_measure.ts";
+import { oracleRun } from "./_oracle_run.ts";
 
 const ROUNDS = 3;
-const ORACLE = {
-  agent: oracleAgent,
-  model: null,
-  settings: null,
-  needs: { model: false, solutions: true },
-};
 const TARGETS: Record<number, number> = { 1: 1.0, 4: 1.5 };
 const TASKS = [
   "tasks/shell-count-errors",
@@ -70,47 +62,24 @@ async function bareFloor(concurrency: number): Promise<number> {
 }
 
 /** One oracle run of the tasks in a fresh state folder: per trial, the time a slot is busy. */
-async function oracleRun(concurrency: number): Promise<number> {
-  await using home = await scratchFolder("bench-oracle");
+async function timedOracleRun(concurrency: number): Promise<number> {
   const start = performance.now();
-  const { results } = await evalSuite(
-    {
-      paths: TASKS,
-      suite,
-      tasks: suite.tasks,
-      agent: ORACLE,
-      repeat: 1,
-      concurrency,
-      seed: 0,
-      home: home.path,
-    },
-    {
-      sandbox,
-      clock: systemClock,
-      signal: new AbortController().signal,
-      progress: { runStarted() {}, trialFinished() {} },
-      waiveModelOnly: true, // as `tasks check` runs the oracle: no model, no model-only checks
-    },
-  );
+  const passed = await oracleRun(sandbox, suite, TASKS, concurrency);
   const elapsed = performance.now() - start;
-  const { summary } = results;
-  if (summary.passed !== suite.tasks.length) {
-    throw new Error(
-      `the oracle passed ${summary.passed} of ${suite.tasks.length} tasks: ` +
-        JSON.stringify(summary.buckets),
-    );
+  if (passed !== suite.tasks.length) {
+    throw new Error(`the oracle passed ${passed} of ${suite.tasks.length} tasks`);
   }
   return elapsed * concurrency / suite.tasks.length;
 }
 
 for (const image of images) await bareRun(image); // warm the engine's caches
-await oracleRun(4); // builds (or finds) every derived image
+await timedOracleRun(4); // builds (or finds) every derived image
 const floors = new Map<number, number[]>([[1, []], [4, []]]);
 const perTrial = new Map<number, number[]>([[1, []], [4, []]]);
 for (let round = 0; round < ROUNDS; round++) {
   for (const concurrency of round % 2 === 0 ? [1, 4] : [4, 1]) {
     floors.get(concurrency)!.push(await bareFloor(concurrency));
-    perTrial.get(concurrency)!.push(await oracleRun(concurrency));
+    perTrial.get(concurrency)!.push(await timedOracleRun(concurrency));
   }
 }
 for (const [concurrency, samples] of perTrial) {
