@@ -32,8 +32,11 @@ const MAX_CHANNEL_COPY_BYTES = 64 * 1024 * 1024;
 export interface ContainerChannels {
   /** The main user's, on the container's own `sh`: the agent's commands run as the image has it. */
   commands: ExecChannel;
-  /** Whether the engine's static helper (`_helper.ts`) was copied in. */
-  helper: Promise<boolean>;
+  /**
+   * Copies the engine's static helper (`_helper.ts`) in, once, when first asked (by root's
+   * channel, or to kill a session); whether it is in.
+   */
+  helper: () => Promise<boolean>;
   /**
    * Root's, on the helper's shell (never the container's tools, which the agent may have replaced
    * even as a user, when the image lets it), opened on the first copy out (which `docker cp`

@@ -16,6 +16,7 @@ import {
   type FilesystemChange,
   type SandboxContainer,
   type UnpackedExecResult,
+  type UnpackExecOptions,
 } from "./sandbox.ts";
 import { readTarStream, type TarEntry, type TarEntryHeader } from "./tar.ts";
 
@@ -93,12 +94,13 @@ export class MemoryContainerHandle implements SandboxContainer {
     return result;
   }
 
-  unpackAndExec(
+  async unpackAndExec(
     tar: Uint8Array,
     command: string,
-    options: Omit<ExecOptions, "stdin">,
+    options: UnpackExecOptions,
   ): Promise<UnpackedExecResult> {
-    return this.#run(command, options, tar);
+    const { report, ...execOptions } = options;
+    return await this.#run(command, execOptions, tar, report);
   }
 
   async copyIn(tar: Uint8Array, destination: string): Promise<void> {
@@ -196,6 +198,7 @@ export class MemoryContainerHandle implements SandboxContainer {
     script: string,
     options: ExecOptions,
     unpack?: Uint8Array,
+    report?: UnpackExecOptions["report"],
   ): Promise<UnpackedExecResult> {
     const user = options.user ?? this.spec.user ?? AGENT_USER;
     const workdir = options.workdir ?? this.spec.workdir;
@@ -214,7 +217,7 @@ export class MemoryContainerHandle implements SandboxContainer {
     if (container === undefined) throw failed(this.#gone());
     if (container.state !== "running") throw failed(`container ${this.id} is not running`);
     if (unpack !== undefined) container.files.unpack(unpack, workdir);
-    return await this.#engine.answer({
+    const result = await this.#engine.answer({
       container,
       script,
       options,
@@ -222,6 +225,18 @@ export class MemoryContainerHandle implements SandboxContainer {
       workdir,
       ...(unpack !== undefined ? { unpacked: unpack } : {}),
     });
+    if (report === undefined || !result.unpacked) return result;
+    // As the docker container does it: the command's stdout joins its stderr; stdout is the file.
+    const node = container.files.get(report.path);
+    const read = node?.type === "file" && node.data.length <= report.maxBytes
+      ? new TextDecoder().decode(node.data)
+      : undefined;
+    return {
+      ...result,
+      stdout: "",
+      stderr: `${result.stdout}${result.stderr}`,
+      ...(read === undefined ? {} : { report: read }),
+    };
   }
 
   #gone(): string {

@@ -100,6 +100,46 @@ export const UNPACKED_MARK = "verdict: sealed workspace staged";
  */
 export const UNPACK = `set -e\n(umask 0 && tar -x -f -)\necho '${UNPACKED_MARK}'`;
 
+// Printed before the report's bytes: without it, there was no report to read.
+const REPORT_MARK = "verdict: report follows";
+
+/**
+ * Runs `command` with its stdout sent to stderr, then prints the file `report.path` (when it is a
+ * regular file and not a link, cut at `maxBytes + 1` bytes) on stdout after
+ * {@linkcode REPORT_MARK}, and exits with the command's status. The file is read by the
+ * container's `head` once the command has ended; see {@linkcode reportRead}.
+ */
+export function thenReport(command: string, report: { path: string; maxBytes: number }): string {
+  const path = shellQuote(report.path);
+  return [
+    "set +e",
+    `(\n${command}\n) >&2`,
+    "verdict_status=$?",
+    `if [ -f ${path} ] && [ ! -L ${path} ]; then echo '${REPORT_MARK}'; ` +
+    `head -c ${report.maxBytes + 1} ${path}; fi`,
+    'exit "$verdict_status"',
+  ].join("\n");
+}
+
+/**
+ * The report {@linkcode thenReport} printed on `stdout`; undefined when there was none or it was
+ * larger than `maxBytes`.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { reportRead } from "./_shell_programs.ts";
+ * assert.equal(reportRead("verdict: report follows\nok\n", 10), "ok\n");
+ * assert.equal(reportRead("", 10), undefined);
+ * assert.equal(reportRead("verdict: report follows\n0123456789a", 10), undefined);
+ * ```
+ */
+export function reportRead(stdout: string, maxBytes: number): string | undefined {
+  if (!stdout.startsWith(`${REPORT_MARK}\n`)) return undefined;
+  const read = stdout.slice(REPORT_MARK.length + 1);
+  return new TextEncoder().encode(read).length <= maxBytes ? read : undefined;
+}
+
 /**
  * A copy out through root's exec channel (on the helper's shell): `tar -c` of `name` inside
  * `parent`, so that entries are named as `docker cp` names them, cut at `maxBytes + 1` bytes so

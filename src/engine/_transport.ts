@@ -22,10 +22,10 @@ export interface TransportTarget {
   /** Where a command runs when it names no workdir. */
   workdir: string;
   /**
-   * Whether the engine's helper was copied in when the container started (channel containers
-   * only): then a session is killed by the helper's shell, never the container's own.
+   * Copies the engine's helper in, once, when first asked (channel containers only); whether it
+   * is in. A session is then killed by the helper's shell, never the container's own.
    */
-  helper?: Promise<boolean>;
+  helper?: () => Promise<boolean>;
 }
 
 /** One way to run a container's commands and copy its files out. */
@@ -75,7 +75,7 @@ export async function killSession(
 ): Promise<void> {
   const pid = await within(session, 10_000, undefined);
   // The helper's shell when it is in: the container's own may be the agent's.
-  const helper = await target.helper?.catch(() => false);
+  const helper = await target.helper?.().catch(() => false);
   if (pid !== undefined) {
     await target.docker.run([
       "exec",

@@ -15,10 +15,17 @@ import { ChannelTransport, type ContainerChannels } from "./_channel_transport.t
 import { DockerExecTransport, readDockerTar } from "./_docker_exec.ts";
 import { ExecChannel } from "./_exec_channel.ts";
 import { HELPER, installHelper } from "./_helper.ts";
-import { KILL_OTHERS_AND_ARCHIVE, UNPACK, UNPACKED_MARK } from "./_shell_programs.ts";
+import {
+  KILL_OTHERS_AND_ARCHIVE,
+  reportRead,
+  thenReport,
+  UNPACK,
+  UNPACKED_MARK,
+} from "./_shell_programs.ts";
 import type { Transport } from "./_transport.ts";
 import { InfrastructureError } from "../core/errors.ts";
 import { type Docker, firstLine } from "./docker.ts";
+import { parseDockerDiff } from "./docker_diff.ts";
 import {
   AGENT_USER,
   type BindMount,
@@ -31,6 +38,7 @@ import {
   type ResourceLimits,
   type SandboxContainer,
   type UnpackedExecResult,
+  type UnpackExecOptions,
 } from "./sandbox.ts";
 import type { TarEntry, TarEntryHeader } from "./tar.ts";
 
@@ -98,12 +106,14 @@ export async function startContainer(
   const id = new TextDecoder().decode(result.stdout).trim();
   if (!spec.channel) return new Container(docker, id, spec);
   const user = spec.user ?? AGENT_USER;
-  // The helper goes in while the agent starts, off its critical path; root's channel runs on it.
-  const helper = installHelper(docker, id);
+  // The helper goes in when first needed (root's channel runs on it, a stuck session is killed
+  // with it): an agent that is never checkpointed and never times out costs no copy.
+  let installed: Promise<boolean> | undefined;
+  const helper = () => installed ??= installHelper(docker, id);
   return new Container(docker, id, spec, {
     commands: ExecChannel.open(docker, id, user),
     helper,
-    root: async () => await helper ? ExecChannel.open(docker, id, ROOT, HELPER) : undefined,
+    root: async () => await helper() ? ExecChannel.open(docker, id, ROOT, HELPER) : undefined,
   });
 }
 
@@ -158,11 +168,21 @@ export class Container implements SandboxContainer {
   async unpackAndExec(
     tar: Uint8Array,
     command: string,
-    options: Omit<ExecOptions, "stdin">,
+    options: UnpackExecOptions,
   ): Promise<UnpackedExecResult> {
-    const result = await this.exec(`${UNPACK}\nexec ${command}`, { ...options, stdin: tar });
+    const { report, ...execOptions } = options;
+    const then = report === undefined ? `exec ${command}` : thenReport(command, report);
+    const result = await this.exec(`${UNPACK}\n${then}`, { ...execOptions, stdin: tar });
     if (!result.stdout.startsWith(`${UNPACKED_MARK}\n`)) return { ...result, unpacked: false };
-    return { ...result, stdout: result.stdout.slice(UNPACKED_MARK.length + 1), unpacked: true };
+    const stdout = result.stdout.slice(UNPACKED_MARK.length + 1);
+    if (report === undefined) return { ...result, stdout, unpacked: true };
+    const read = reportRead(stdout, report.maxBytes);
+    return {
+      ...result,
+      stdout: "",
+      unpacked: true,
+      ...(read === undefined ? {} : { report: read }),
+    };
   }
 
   /**
@@ -341,51 +361,4 @@ function mountOption(mount: BindMount): string {
       ...(mount.readOnly ? ["readonly"] : []),
     ].join(",")
   }`;
-}
-
-/**
- * `docker diff` printed a line that is not a change: most likely the rest of a path with a line
- * break in its name.
- */
-export class UnreadableDiffError extends InfrastructureError {
-  /** The line. */
-  readonly line: string;
-  /** Makes the error. */
-  constructor(line: string) {
-    super(`docker diff printed a line Verdict cannot read: ${line}`);
-    this.name = "UnreadableDiffError";
-    this.line = line;
-  }
-}
-
-const DIFF_KINDS: Record<string, FilesystemChange["kind"]> = {
-  A: "added",
-  C: "changed",
-  D: "deleted",
-};
-
-/**
- * Parses `docker diff` output (`A /path`, `C /path`, `D /path`, one per line).
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { parseDockerDiff } from "./container.ts";
- * assert.deepEqual(parseDockerDiff("C /etc\nD /etc/issue\n"), [
- *   { kind: "changed", path: "/etc" },
- *   { kind: "deleted", path: "/etc/issue" },
- * ]);
- * ```
- */
-export function parseDockerDiff(text: string): FilesystemChange[] {
-  const changes: FilesystemChange[] = [];
-  for (const line of text.split("\n")) {
-    if (line === "") continue;
-    const kind = DIFF_KINDS[line[0]];
-    if (kind === undefined || line[1] !== " " || !line.startsWith("/", 2)) {
-      throw new UnreadableDiffError(line);
-    }
-    changes.push({ kind, path: line.slice(2) });
-  }
-  return changes;
 }

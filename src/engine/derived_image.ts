@@ -46,6 +46,7 @@ export class DerivedImages implements DerivedImageSource {
   readonly #labels: Record<string, string>;
   readonly #images = new Map<string, Promise<string>>();
   readonly #baseIds = new Map<string, Promise<string>>();
+  #existing: Promise<Set<string>> | undefined;
   // Every repeat of a task passes the same staged tar: hash it once, not once per trial.
   readonly #tarHashes = new WeakMap<Uint8Array, string>();
 
@@ -94,6 +95,22 @@ export class DerivedImages implements DerivedImageSource {
     return id;
   }
 
+  // The derived images the engine had when the run began: one listing, not one inspect per image.
+  #existingTags(signal: AbortSignal | undefined): Promise<Set<string>> {
+    if (this.#existing === undefined) {
+      const listing = this.#docker.text([
+        "images",
+        "--filter",
+        `label=${DERIVED_LABEL}`,
+        "--format",
+        "{{.Repository}}:{{.Tag}}",
+      ], { signal }).then((text) => new Set(text.split("\n")));
+      this.#existing = listing;
+      listing.catch(() => this.#existing = undefined);
+    }
+    return this.#existing;
+  }
+
   async #ensure(
     base: string,
     tar: Uint8Array,
@@ -103,7 +120,7 @@ export class DerivedImages implements DerivedImageSource {
     const docker = this.#docker;
     const baseId = await this.#baseId(base, signal);
     const tag = `${DERIVED_REPOSITORY}:${sha256Hex(`${baseId}\n${tarHash}`).slice(0, 32)}`;
-    if (await docker.hasImage(tag, signal)) return tag;
+    if ((await this.#existingTags(signal)).has(tag)) return tag;
 
     const labels = Object.entries(this.#labels).flatMap(([key, value]) => [
       "--label",

@@ -153,6 +153,17 @@ export interface ExecResult {
   aborted: boolean;
 }
 
+/** Options of {@linkcode SandboxContainer.unpackAndExec}. */
+export interface UnpackExecOptions extends Omit<ExecOptions, "stdin"> {
+  /**
+   * A file read once the command has ended, in the same exec (one engine call fewer than copying
+   * it out afterwards): its text comes back as `report` when it is a regular file, not a link, of
+   * at most `maxBytes`. The command's stdout then goes to its stderr, in the order written, so
+   * that the exec's stdout carries nothing else.
+   */
+  report?: { path: string; maxBytes: number };
+}
+
 /** What {@linkcode SandboxContainer.unpackAndExec} did. */
 export interface UnpackedExecResult extends ExecResult {
   /**
@@ -160,6 +171,8 @@ export interface UnpackedExecResult extends ExecResult {
    * result is the unpacking's (its exit code, its stderr, whether the deadline stopped it).
    */
   unpacked: boolean;
+  /** The text of the file `options.report` names, when it was asked for and could be read. */
+  report?: string;
 }
 
 /** A container found by its labels. */
@@ -219,12 +232,13 @@ export interface SandboxContainer {
    * exec: one command such as a quoted path, which replaces the shell. `options.timeoutMs` covers
    * both. The tar holds only what an unprivileged `tar` can make: no set-id or sticky bit, every
    * folder writable by its owner (anything else goes in with {@linkcode copyIn} first).
+   * `options.report` names a file read after the command, in the same exec.
    * @throws {InfrastructureError} when the container is gone or the engine refuses the command.
    */
   unpackAndExec(
     tar: Uint8Array,
     command: string,
-    options: Omit<ExecOptions, "stdin">,
+    options: UnpackExecOptions,
   ): Promise<UnpackedExecResult>;
   /**
    * Copies a tar stream into the container at `destination`. Files keep the numeric owners and

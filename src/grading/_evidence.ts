@@ -7,9 +7,6 @@
  *
  * @module
  */
-import type { SandboxContainer } from "../engine/sandbox.ts";
-import type { TarEntry } from "../engine/tar.ts";
-import { UnsealableWorkspaceError } from "../engine/unsealable.ts";
 
 /**
  * The report file the runners append to (named by `VERDICT_TESTS_REPORT`): in the grader's image,
@@ -31,7 +28,8 @@ export interface TestCounts {
   skipped: number;
 }
 
-const MAX_REPORT_BYTES = 1 << 20;
+/** The largest report read: one past it counts as none. */
+export const MAX_REPORT_BYTES = 1 << 20;
 const LINE = /^verdict-tests((?:\s+[a-z_]+=\S*)+)\s*$/;
 
 /**
@@ -85,30 +83,4 @@ export function evidenceProblem(
       (expect === undefined ? `at least 1 is needed` : `success.expect_tests is ${expect}`);
   }
   return undefined;
-}
-
-/**
- * Reads the report a grader's runners left (after its script ended), through the engine; none
- * when it is not a file or is past 1 MB.
- */
-export async function readEvidence(grader: SandboxContainer): Promise<TestCounts | undefined> {
-  let entries: TarEntry[];
-  try {
-    entries = await grader.copyOut(TESTS_REPORT, (entry) => {
-      if (entry.size > MAX_REPORT_BYTES) throw new TooLarge();
-    });
-  } catch (error) {
-    if (error instanceof TooLarge) return undefined;
-    throw error;
-  }
-  const [report] = entries;
-  if (entries.length !== 1 || report.type !== "file") return undefined;
-  return parseReport(new TextDecoder().decode(report.data));
-}
-
-// An UnsealableWorkspaceError, which the copy hands back as is (its source's exit is expected).
-class TooLarge extends UnsealableWorkspaceError {
-  constructor() {
-    super(`the tests' report is larger than ${MAX_REPORT_BYTES} bytes`);
-  }
 }

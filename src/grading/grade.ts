@@ -16,7 +16,8 @@
 import { InfrastructureError } from "../core/errors.ts";
 import { shellQuote } from "../core/shell_quote.ts";
 import { firstLine } from "../engine/docker.ts";
-import { AGENT_USER, type ExecResult, type SandboxContainer } from "../engine/sandbox.ts";
+import { AGENT_USER, type SandboxContainer } from "../engine/sandbox.ts";
+import { packTar } from "../engine/tar.ts";
 import { type Snapshot, snapshotContents } from "../workspace/snapshot.ts";
 import { packWorkspaceTar } from "../workspace/workspace_tar.ts";
 import type { BlobStore } from "../store/blob_store.ts";
@@ -24,7 +25,13 @@ import type { RunCounters } from "../store/run_counters.ts";
 import type { Bucket, Verdict } from "../store/trial_record.ts";
 import type { TreeEntry } from "../task/file_tree.ts";
 import type { Task } from "../task/task.ts";
-import { evidenceProblem, readEvidence, type TestCounts } from "./_evidence.ts";
+import {
+  evidenceProblem,
+  MAX_REPORT_BYTES,
+  parseReport,
+  type TestCounts,
+  TESTS_REPORT,
+} from "./_evidence.ts";
 import { type CheckResult, runChecks } from "./checks.ts";
 import { checkRequirements, type RequirementResult } from "./requirements.ts";
 import { isBytecodeCache, TESTS_PATH, VERDICT_GRADER_ENV } from "./grader_image.ts";
@@ -108,6 +115,8 @@ export interface GradeInput {
 }
 
 const OUTPUT_TAIL = 4000;
+// What a script's exec unpacks when the workspace went in through the engine.
+const EMPTY_TAR = packTar([]);
 
 /**
  * Grades a trial.
@@ -160,15 +169,15 @@ export async function grade(input: GradeInput): Promise<Grade> {
   const timeoutMs = task.manifest.success.timeout_s * 1000;
   const staging = staged(blobs, input.final, task.manifest.workdir);
   const expect = task.manifest.success.expect_tests;
+  const script = { timeoutMs, signal: input.signal };
   const [success, canary] = await settleBoth(
-    stageAndRun(input.grader, staging, task.manifest.success.script, timeoutMs, input.signal)
-      .then(async (run) => {
-        if (expect === 0 || run.exitCode !== 0 || run.timedOut) return run;
-        const tests = await readEvidence(input.grader);
-        return tests ? { ...run, tests } : run;
-      }),
+    stageAndRun(input.grader, staging, {
+      ...script,
+      script: task.manifest.success.script,
+      report: expect !== 0,
+    }),
     canaryName
-      ? stageAndRun(input.canaryGrader!, staging, canaryName, timeoutMs, input.signal)
+      ? stageAndRun(input.canaryGrader!, staging, { ...script, script: canaryName, report: false })
       : Promise.resolve(null),
   );
   return {
@@ -269,28 +278,41 @@ function staged(blobs: BlobStore, final: Snapshot, workdir: string): Staging {
   };
 }
 
+/** One script's run in a grader. */
+interface ScriptOptions {
+  /** The script, relative to `tests/`. */
+  script: string;
+  /** Its deadline (`success.timeout_s`). */
+  timeoutMs: number;
+  /** Whether its test runners' report is read, in the same exec, when it exits 0. */
+  report: boolean;
+  /** Stops it. */
+  signal?: AbortSignal;
+}
+
 /** Stages the workspace in a fresh grader and runs one script there. */
 async function stageAndRun(
   grader: SandboxContainer,
   staging: Staging,
-  script: string,
-  timeoutMs: number,
-  signal?: AbortSignal,
+  { script, timeoutMs, report, signal }: ScriptOptions,
 ): Promise<ScriptRun> {
   const command = shellQuote(`${TESTS_PATH}/${script}`);
-  const options = { user: AGENT_USER, env: { ...VERDICT_GRADER_ENV }, timeoutMs, signal };
-  let result: ExecResult & { unpacked?: boolean };
-  if (staging.kind === "copy") {
-    await grader.copyIn(staging.tar, "/");
-    result = await grader.exec(command, options);
-  } else {
-    result = await grader.unpackAndExec(staging.tar, command, {
-      ...options,
-      timeoutMs: timeoutMs + staging.allowanceMs,
-    });
-  }
+  const options = {
+    user: AGENT_USER,
+    env: { ...VERDICT_GRADER_ENV },
+    signal,
+    ...(report ? { report: { path: TESTS_REPORT, maxBytes: MAX_REPORT_BYTES } } : {}),
+  };
+  // Files with modes an unprivileged `tar` cannot make go in through the engine first; the
+  // script's exec then unpacks nothing.
+  if (staging.kind === "copy") await grader.copyIn(staging.tar, "/");
+  const result = await grader.unpackAndExec(
+    staging.kind === "copy" ? EMPTY_TAR : staging.tar,
+    command,
+    { ...options, timeoutMs: timeoutMs + (staging.kind === "copy" ? 0 : staging.allowanceMs) },
+  );
   if (result.aborted) throw signal?.reason ?? new Error("grading aborted");
-  if (result.unpacked === false) {
+  if (!result.unpacked) {
     throw new InfrastructureError(
       `could not stage the sealed workspace in the grading container: ${
         result.timedOut
@@ -300,11 +322,14 @@ async function stageAndRun(
     );
   }
   const output = `${result.stdout}${result.stderr}`;
+  const passed = result.exitCode === 0 && !result.timedOut;
+  const tests = passed && result.report !== undefined ? parseReport(result.report) : undefined;
   return {
     script,
     exitCode: result.exitCode,
     timedOut: result.timedOut,
     output: output.length > OUTPUT_TAIL ? `...${output.slice(-OUTPUT_TAIL)}` : output,
+    ...(tests ? { tests } : {}),
   };
 }
 

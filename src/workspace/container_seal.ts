@@ -11,7 +11,7 @@
  * @module
  */
 import { InfrastructureError } from "../core/errors.ts";
-import { UnreadableDiffError } from "../engine/container.ts";
+import { UnreadableDiffError } from "../engine/docker_diff.ts";
 import { UnsealableWorkspaceError } from "../engine/unsealable.ts";
 import type { FilesystemChange, SandboxContainer } from "../engine/sandbox.ts";
 import {

@@ -18,7 +18,7 @@ import {
   type SandboxContainer,
 } from "../../src/engine/sandbox.ts";
 import { sealEntries } from "../../src/workspace/snapshot.ts";
-import type { TarEntry } from "../../src/engine/tar.ts";
+import { packTar, type TarEntry } from "../../src/engine/tar.ts";
 import { packWorkspaceTar } from "../../src/workspace/workspace_tar.ts";
 import { requireDocker } from "../_docker.ts";
 
@@ -36,6 +36,7 @@ const ID = "id -u; id -g; pwd";
 const CAT = "cat a.txt";
 const EDIT = "echo changed > a.txt && mkdir sub && ln -s ../a.txt sub/link";
 const FAIL = "echo oops >&2; exit 3";
+const REPORT = "echo out; echo err >&2; echo 'verdict-tests passed=1' > report; exit 4";
 const emulate: ExecHandler = ({ script, user, workdir, container: { files } }) => {
   const [uid, gid] = user.split(":");
   switch (script) {
@@ -52,6 +53,9 @@ const emulate: ExecHandler = ({ script, user, workdir, container: { files } }) =
     }
     case FAIL:
       return { exitCode: 3, stderr: "oops\n" };
+    case REPORT:
+      files.write(`${workdir}/report`, "verdict-tests passed=1\n");
+      return { exitCode: 4, stdout: "out\n", stderr: "err\n" };
   }
   throw new Error(`the scenario has no emulation of ${script}`);
 };
@@ -120,6 +124,17 @@ async function scenario(sandbox: Sandbox, nonce: string): Promise<Observed> {
     });
     seen.unpacked = unpacked;
     seen.graderSeal = sealEntries(await grader.copyOut("/workspace"), "workspace").root;
+    const reportOf = async (command: string, path: string, maxBytes: number) => {
+      const run = await grader.unpackAndExec(packTar([]), command, {
+        timeoutMs: 10_000,
+        report: { path, maxBytes },
+      });
+      return { ...run, report: run.report ?? "none" };
+    };
+    seen.reported = await reportOf(REPORT, "/workspace/report", 100);
+    seen.reportTooLarge = (await reportOf(CAT, "/workspace/report", 5)).report;
+    seen.reportLinked = (await reportOf(CAT, "/workspace/link", 100)).report;
+    seen.reportMissing = (await reportOf(CAT, "/workspace/nothing", 100)).report;
     seen.roles = (await sandbox.findLabelled([`verdict.nonce=${nonce}`], ["verdict.role"]))
       .map(({ labels }) => labels["verdict.role"]).sort();
 
@@ -185,6 +200,19 @@ Deno.test("the memory sandbox behaves as the Docker sandbox on everything the co
   assert.notEqual(real.edited, real.staged);
   assert.equal(real.sealedStopped, real.edited);
   assert.equal(real.graderSeal, real.staged);
+  assert.deepEqual(real.reported, {
+    exitCode: 4,
+    stdout: "",
+    stderr: "out\nerr\n",
+    timedOut: false,
+    aborted: false,
+    unpacked: true,
+    report: "verdict-tests passed=1\n",
+  });
+  assert.deepEqual(
+    [real.reportTooLarge, real.reportLinked, real.reportMissing],
+    ["none", "none", "none"],
+  );
   assert.equal(real.derivedSeal, real.staged);
   assert.deepEqual(real.roles, ["agent", "grader"]);
   assert.deepEqual(real.afterRemove, []);

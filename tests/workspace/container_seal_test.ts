@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { InfrastructureError } from "../../src/core/errors.ts";
-import { parseDockerDiff } from "../../src/engine/container.ts";
+import { parseDockerDiff } from "../../src/engine/docker_diff.ts";
 import { type ContainerSeal, sealContainer } from "../../src/workspace/container_seal.ts";
 import { DockerSandbox } from "../../src/engine/docker_sandbox.ts";
 import type { SandboxContainer } from "../../src/engine/sandbox.ts";

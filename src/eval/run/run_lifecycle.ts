@@ -316,10 +316,11 @@ export async function runPool(
 }
 
 /**
- * Agent containers started ahead of a new run's trials (their images built up front), where a
- * trial would start one from its image: the one place that decides it. Not for an installed agent,
- * whose container joins its gateway's network, nor on resume, where a trial may pick up a
- * container that survived.
+ * Containers started ahead of a new run's trials (their images built up front), where a trial
+ * would start them from its images: the one place that decides it. A trial's agent container and
+ * its graders start together, a trial ahead, so neither start is on its critical path. Not for an
+ * installed agent, whose container joins its gateway's network, nor on resume, where a trial may
+ * pick up a container that survived.
  */
 function warmContainers(
   plans: TrialPlan[],
@@ -330,9 +331,15 @@ function warmContainers(
   const { images, signal, owner } = settings;
   return new WarmContainers(plans, settings.concurrency, (plan) => {
     const { staged } = plan;
-    staged.kind.graderImage(staged, images, signal).catch(() => undefined);
-    return staged.kind.agentImage(staged, images, signal).then((image) =>
-      deps.sandbox.start({ ...trialContainerSpec(plan, owner, "agent"), image }, signal)
-    );
+    const start = (role: string, image: Promise<string>) =>
+      image.then((name) =>
+        deps.sandbox.start({ ...trialContainerSpec(plan, owner, role), image: name }, signal)
+      );
+    const graderImage = staged.kind.graderImage(staged, images, signal);
+    return {
+      agent: start("agent", staged.kind.agentImage(staged, images, signal)),
+      grader: start("grader", graderImage),
+      ...(staged.task.manifest.success.canary ? { canary: start("grader", graderImage) } : {}),
+    };
   });
 }

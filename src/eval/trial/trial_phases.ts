@@ -72,7 +72,7 @@ export async function openNew(scope: TrialScope): Promise<AgentSeat> {
     agent: deps.agent.name,
     image: staged.task.manifest.image,
   })]);
-  const warmed = deps.warm?.take(plan.session);
+  const warmed = deps.warm?.take(plan.session, "agent");
   const image = warmed ? undefined : staged.kind.agentImage(staged, deps.images, deps.signal);
   // The image builds while the gateway opens; a failure to open it leaves the build unawaited.
   image?.catch(() => undefined);
@@ -125,19 +125,24 @@ export function reopenWithout(scope: TrialScope, resumed: Resumption): Promise<A
 }
 
 /**
- * Starts the graders from the image with the tests in it. They start while the agent works (a
- * grader sees nothing until grading); starting them with the agent's would slow the agent's
- * start, which is on every trial's critical path. The canary gets a fresh grader of its own:
- * nothing the success script leaves reaches it.
+ * The graders, from the image with the tests in it: the ones started ahead with the agent's
+ * container, or else started now, while the agent works (a grader sees nothing until grading;
+ * starting them before the agent's would slow the agent's start, which is on every trial's
+ * critical path). The canary gets a fresh grader of its own: nothing the success script leaves
+ * reaches it.
  */
 export function startGraders(scope: TrialScope, seat: AgentSeat): Begun {
-  const { plan: { staged }, deps } = scope;
-  const image = staged.kind.graderImage(staged, deps.images, deps.signal);
-  const grader = scope.start("grader", image);
-  const canaryGrader = staged.task.manifest.success.canary
-    ? scope.start("grader", image)
-    : undefined;
-  return { ...seat, grader, canaryGrader };
+  const { plan: { staged, session }, deps } = scope;
+  let image: Promise<string> | undefined;
+  const grader = (role: string) => {
+    const warmed = deps.warm?.take(session, role);
+    if (warmed) return scope.adoptStarting(warmed);
+    image ??= staged.kind.graderImage(staged, deps.images, deps.signal);
+    return scope.start("grader", image);
+  };
+  const success = grader("grader");
+  const canaryGrader = staged.task.manifest.success.canary ? grader("canary") : undefined;
+  return { ...seat, grader: success, canaryGrader };
 }
 
 /** Lets the agent work in its container until it stops, and records how it ended. */

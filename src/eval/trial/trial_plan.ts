@@ -146,8 +146,8 @@ export interface TrialDeps {
   /** Fault injection (the scripted model's crash knob). */
   crash?: CrashHook;
   /**
-   * Agent containers started ahead of their trials (`warm_containers.ts`): the run keeps them only
-   * for a new trial of an agent that needs nothing set up around its container.
+   * Containers started ahead of their trials (`warm_containers.ts`): the run keeps them only for
+   * a new trial of an agent that needs nothing set up around its container.
    */
   warm?: WarmSource;
   /**
@@ -157,10 +157,13 @@ export interface TrialDeps {
   gateway?: TrialGatewayFactory;
 }
 
-/** Agent containers started ahead of their trials (`warm_containers.ts`). */
+/** Containers started ahead of their trials (`warm_containers.ts`). */
 export interface WarmSource {
-  /** The container started ahead for `session`, once; undefined when none was. */
-  take(session: string): Promise<SandboxContainer> | undefined;
+  /**
+   * The container started ahead for `session` in `role` (`agent`, `grader`, `canary`), once;
+   * undefined when none was.
+   */
+  take(session: string, role: string): Promise<SandboxContainer> | undefined;
 }
 
 /** What a trial's gateway is made for. */

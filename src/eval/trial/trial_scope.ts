@@ -36,6 +36,11 @@ export interface TrialScope {
   ): Promise<SandboxContainer>;
   /** Takes a container that survived an interrupted process into the trial's. */
   adopt(container: SandboxContainer): void;
+  /**
+   * Takes a container started ahead into the trial's (removed with them, once started); returns
+   * it.
+   */
+  adoptStarting(starting: Promise<SandboxContainer>): Promise<SandboxContainer>;
   /** Adds what to undo once the trial's containers are removed (say, close its gateway). */
   onRemove(undo: () => Promise<void>): void;
   /** Removes every container the trial started or adopted, then undoes what `onRemove` lists. */
@@ -146,6 +151,10 @@ export function trialScope(plan: TrialPlan, deps: TrialDeps, resumed: boolean): 
       return starting;
     },
     adopt: (container) => void containers.push(Promise.resolve(container)),
+    adoptStarting(starting) {
+      containers.push(starting.catch(() => undefined));
+      return starting;
+    },
     onRemove: (undo) => void undos.push(undo),
     async removeAll() {
       await Promise.all(containers.map(async (starting) => {

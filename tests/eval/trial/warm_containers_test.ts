@@ -29,12 +29,13 @@ async function evalOnMemory(concurrency: number, stopAfter?: number) {
       },
     },
   });
-  const agents = sandbox.containers().filter((c) => c.spec.labels["verdict.role"] === "agent");
-  return { outcome, sandbox, agents };
+  const role = (name: string) =>
+    sandbox.containers().filter((c) => c.spec.labels["verdict.role"] === name);
+  return { outcome, sandbox, agents: role("agent"), graders: role("grader") };
 }
 
-Deno.test("agent containers start ahead of their trials: one per trial, with its channel, none left", async () => {
-  const { outcome, sandbox, agents } = await evalOnMemory(2);
+Deno.test("agent containers and graders start ahead of their trials: one each per trial, none left", async () => {
+  const { outcome, sandbox, agents, graders } = await evalOnMemory(2);
   assert.equal(outcome.results.trials.length, 6);
   const sessions = agents.map((container) => container.spec.labels["verdict.session"]);
   assert.deepEqual(
@@ -43,6 +44,25 @@ Deno.test("agent containers start ahead of their trials: one per trial, with its
     "each trial got exactly one agent container, its own",
   );
   assert.ok(agents.every((container) => container.spec.channel === true));
+  assert.deepEqual(
+    graders.map((container) => container.spec.labels["verdict.session"]).sort(),
+    [...sessions].sort(),
+    "each trial got exactly one grader (neither task has a canary), its own",
+  );
+  assert.equal(sandbox.live().length, 0);
+});
+
+Deno.test("a trial's grader is running before the trial ahead of it is graded", async () => {
+  const { sandbox, graders } = await evalOnMemory(1);
+  const ops = sandbox.operations;
+  const firstGrading = ops.findIndex((op) => op.op === "exec" && op.id === graders[0].id);
+  const secondGraderStart = ops.findIndex((op) =>
+    op.op === "start" &&
+    op.spec.labels["verdict.session"] === graders[1].spec.labels["verdict.session"] &&
+    op.spec.labels["verdict.role"] === "grader"
+  );
+  assert.ok(firstGrading > 0 && secondGraderStart > 0);
+  assert.ok(secondGraderStart < firstGrading, "the next trial's grader was started only after");
   assert.equal(sandbox.live().length, 0);
 });
 
