@@ -33,6 +33,7 @@ export {
   type ResourceLimits,
   type SandboxContainer,
   type UnpackedExecResult,
+  type UnpackExecOptions,
 } from "./src/engine/sandbox.ts";
 export type { TarEntry, TarEntryHeader } from "./src/engine/tar.ts";
 export type { DockerCallOptions, DockerResult } from "./src/engine/docker.ts";
