@@ -1,11 +1,10 @@
 /**
- * Tasks written the way their authors test locally, graded through the real `tasks check` and
- * `eval` paths on Docker (`tests/fixtures/python_forms/`): each ordinary form of a Python test
- * script passes under the oracle and fails under nop, and a script that exits 0 having run no
- * test, or after its tests failed, does not pass.
+ * Tasks written the way their authors test locally, graded through the real `eval` path on
+ * Docker (`tests/fixtures/python_forms/`): each ordinary form of a Python test script passes under
+ * the oracle and fails under nop, and a script that exits 0 having run no test, or after its tests
+ * failed, does not pass. (`tasks check`'s own behaviour is `tasks_check_test.ts`'s.)
  */
 import assert from "node:assert/strict";
-import { join } from "node:path";
 import type { Results } from "../../src/report/results.ts";
 import { requireDocker } from "../_docker.ts";
 import { runVerdict, scratchDir } from "../_verdict.ts";
@@ -13,41 +12,21 @@ import { runVerdict, scratchDir } from "../_verdict.ts";
 const FORMS = "tests/fixtures/python_forms/ok";
 const NO_EVIDENCE = "tests/fixtures/python_forms/no_evidence";
 
-Deno.test("tasks check: every ordinary Python form passes under the oracle and fails under nop", async () => {
+Deno.test("every ordinary Python form passes under the oracle with its runner's real count, and fails under nop", async () => {
   await requireDocker();
-  await using home = await scratchDir("python-forms");
-  const result = await runVerdict([
-    "tasks",
-    "check",
-    FORMS,
-    "--concurrency",
-    "2",
-    "--home",
-    home.path,
-  ]);
-  assert.equal(result.code, 0, `${result.stdout}\n${result.stderr}`);
-  assert.match(result.stdout, /\b6 of 6 tasks check out\b/, result.stdout);
-  // The oracle's run: each form's runner reported what ran, and the count is the real one.
-  const runs = [...result.stdout.matchAll(/\(runs ([\w-]+)(?:, ([\w-]+))?\)/g)].flatMap((m) =>
-    m.slice(1).filter(Boolean)
-  );
-  const reasons = new Map<string, string>();
-  for (const run of runs) {
-    const results = JSON.parse(
-      await Deno.readTextFile(join(home.path, "runs", run, "results.json")),
-    ) as Results;
-    for (const trial of results.trials) {
-      if (trial.verdict === "pass") reasons.set(trial.task, trial.reason);
-    }
-  }
-  assert.deepEqual(Object.fromEntries(reasons), {
-    "pytest-conftest": "tests passed (3 passed)",
-    "python-c-import": "tests passed (2 passed)",
-    "python-m-doctest": "tests passed (4 passed)",
-    "python-m-pytest": "tests passed (3 passed)",
-    "python-m-unittest": "tests passed (3 passed)",
-    "subprocess-tool": "tests passed (2 passed)",
+  const byAgent = await evalOutcomes(FORMS, "python-forms");
+  const oracle = Object.fromEntries(byAgent.get("oracle") ?? []);
+  assert.deepEqual(oracle, {
+    "pytest-conftest": "pass: tests passed (3 passed) 3/3/0/0/0",
+    "python-c-import": "pass: tests passed (2 passed) 2/2/0/0/0",
+    "python-m-doctest": "pass: tests passed (4 passed) 4/4/0/0/0",
+    "python-m-pytest": "pass: tests passed (3 passed) 3/3/0/0/0",
+    "python-m-unittest": "pass: tests passed (3 passed) 3/3/0/0/0",
+    "subprocess-tool": "pass: tests passed (2 passed) 2/2/0/0/0",
   });
+  const nop = [...byAgent.get("nop") ?? []];
+  assert.deepEqual(nop.map(([task]) => task).sort(), Object.keys(oracle).sort());
+  for (const [task, outcome] of nop) assert.match(outcome, /^fail: /, task);
 });
 
 /** What the runners reported, as `ran/passed/failed/errors/skipped`. */
@@ -59,18 +38,21 @@ function counts(
 }
 
 /**
- * Runs the oracle and nop on the no-evidence fixtures, in one sweep; by agent, each task's
+ * Runs the oracle and nop on the tasks in `folder`, in one sweep; by agent, each task's
  * "verdict: reason" and its runners' counts.
  */
-async function evalOutcomes(): Promise<Map<string, Map<string, string>>> {
-  await using home = await scratchDir("no-evidence");
+async function evalOutcomes(
+  folder: string,
+  scratch: string,
+): Promise<Map<string, Map<string, string>>> {
+  await using home = await scratchDir(scratch);
   const result = await runVerdict([
     "eval",
     "--agent",
     "oracle",
     "--agent",
     "nop",
-    NO_EVIDENCE,
+    folder,
     "--concurrency",
     "2",
     "--home",
@@ -94,7 +76,7 @@ Deno.test("a success script that exits 0 having run no test, or after its tests 
     /^fail: no evidence shows the tests ran: tests\/test\.sh exited 0, but no test runner reported a result .* none$/;
   const nonePassed =
     /^fail: no evidence shows the tests ran: the test runners reported 0 passed, at least 1 is needed 0\/0\/0\/0\/0$/;
-  const byAgent = await evalOutcomes();
+  const byAgent = await evalOutcomes(NO_EVIDENCE, "no-evidence");
   assert.deepEqual([...byAgent.keys()].sort(), ["nop", "oracle"]);
   for (const [agent, outcomes] of byAgent) {
     assert.match(
