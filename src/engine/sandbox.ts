@@ -232,7 +232,8 @@ export interface SandboxContainer {
    * exec: one command such as a quoted path, which replaces the shell. `options.timeoutMs` covers
    * both. The tar holds only what an unprivileged `tar` can make: no set-id or sticky bit, every
    * folder writable by its owner (anything else goes in with {@linkcode copyIn} first).
-   * `options.report` names a file read after the command, in the same exec.
+   * With `options.report`, the command runs in a subshell instead (its stdout sent to stderr),
+   * and the file it names is read after it, in the same exec.
    * @throws {InfrastructureError} when the container is gone or the engine refuses the command.
    */
   unpackAndExec(

@@ -55,8 +55,8 @@ async function resultsOf(home: string, run: string): Promise<Results> {
 }
 
 // One check of every failure it reports: a cheat that passes, a canary that passes the untouched
-// workspace, tests that test nothing, a task with no solution. The bundled suite's check (in
-// bundled_suite_test.ts) shows tasks that check out, as this one shows each way a task does not.
+// workspace, tests that test nothing, a task with no solution. The bundled suite's check (a step of
+// .ci/run) shows tasks that check out, as this one shows each way a task does not.
 Deno.test("tasks check runs the controls: exit-at-import and skip-all are caught on tasks they pass, a canary that passes the untouched workspace is refused, tests that test nothing and a missing solution are named", async () => {
   await requireDocker();
   await using home = await scratchDir("check-controls");
