@@ -3,7 +3,8 @@ import { join } from "node:path";
 import { kitRecipe } from "../../src/kit/kit_catalogue.ts";
 import { kitsFolder } from "../../src/kit/kit_store.ts";
 import { sha256Hex } from "../../src/core/hash.ts";
-import { runVerdict, scratchDir, verdictCommand } from "../_verdict.ts";
+import { scratchDir, verdictCommand } from "../_verdict.ts";
+import { runVerdictInProcess } from "./_in_process.ts";
 import { fakeRegistry, integrityOf, kitTarballs, npmTarball } from "../kit/_npm_tarball.ts";
 import { makeOutdated } from "../kit/_outdated_kit.ts";
 import { findKit } from "../../src/kit/kit_store.ts";
@@ -16,20 +17,20 @@ Deno.test("agents fetch stores a kit once; agents list shows it, pinned, in text
   const tarballs = await kitTarballs(codex, "0.171.0");
   await using registry = fakeRegistry([tarballs.main, tarballs.platform]);
   const fetch = ["agents", "fetch", "codex", "--registry", registry.url, "--home", scratch.path];
-  const first = await runVerdict(fetch);
+  const first = await runVerdictInProcess(fetch);
   assert.equal(first.code, 0, first.stderr);
   assert.match(first.stdout, /^codex@0\.171\.0: stored in .*agents\/codex\/0\.171\.0 in [\d.]+ s/);
   assert.match(first.stderr, /downloading @openai\/codex@0\.171\.0-linux-/);
-  const again = await runVerdict(fetch);
+  const again = await runVerdictInProcess(fetch);
   assert.equal(again.code, 0, again.stderr);
   assert.match(again.stdout, /^codex@0\.171\.0: already present in /);
   assert.deepEqual([...registry.downloads.values()], [1, 1]);
 
-  const list = await runVerdict(["agents", "list", "--home", scratch.path]);
+  const list = await runVerdictInProcess(["agents", "list", "--home", scratch.path]);
   assert.equal(list.code, 0, list.stderr);
   const sha = sha256Hex(tarballs.binary);
   assert.match(list.stdout, new RegExp(`^codex +0\\.171\\.0 .* ${sha.slice(0, 12)} .* yes$`, "m"));
-  const json = await runVerdict(["agents", "list", "--json", "--home", scratch.path]);
+  const json = await runVerdictInProcess(["agents", "list", "--json", "--home", scratch.path]);
   const listed = JSON.parse(json.stdout);
   assert.deepEqual(
     listed.kits.map((kit: { agent: string; sha256: string; pinned: boolean }) => [
@@ -50,22 +51,22 @@ Deno.test("agents fetch: a tarball off its integrity exits 3 and stores nothing;
     { ...tarballs.platform, integrity: integrityOf(tarballs.main.tarball) },
   ]);
   const home = ["--registry", registry.url, "--home", scratch.path];
-  const mismatch = await runVerdict(["agents", "fetch", "claude-code", ...home]);
+  const mismatch = await runVerdictInProcess(["agents", "fetch", "claude-code", ...home]);
   assert.equal(mismatch.code, 3, mismatch.stderr);
   assert.match(mismatch.stderr, /claude-code-linux-.*does not match the registry's integrity/);
   const list = JSON.parse(
-    (await runVerdict(["agents", "list", "--json", "--home", scratch.path])).stdout,
+    (await runVerdictInProcess(["agents", "list", "--json", "--home", scratch.path])).stdout,
   );
   assert.deepEqual(list, { kits: [], unfinished: [] });
 
-  const version = await runVerdict(["agents", "fetch", "claude-code@2.1.999", ...home]);
+  const version = await runVerdictInProcess(["agents", "fetch", "claude-code@2.1.999", ...home]);
   assert.equal(version.code, 2);
   assert.match(version.stderr, /@anthropic-ai\/claude-code@2\.1\.999 is not in the registry/);
   assert.match(version.stderr, /npm view @anthropic-ai\/claude-code versions/);
-  const agent = await runVerdict(["agents", "fetch", "aider", ...home]);
+  const agent = await runVerdictInProcess(["agents", "fetch", "aider", ...home]);
   assert.equal(agent.code, 2);
   assert.match(agent.stderr, /unknown installed agent 'aider'.*claude-code, codex/);
-  const url = await runVerdict([
+  const url = await runVerdictInProcess([
     "agents",
     "fetch",
     "codex",
@@ -87,20 +88,20 @@ Deno.test("agents import stores a kit from tarballs; what is not an agent's tarb
   await Deno.writeFile(main, tarballs.main.tarball);
   const home = ["--home", join(scratch.path, "home")];
 
-  const onlyMain = await runVerdict(["agents", "import", main, ...home]);
+  const onlyMain = await runVerdictInProcess(["agents", "import", main, ...home]);
   assert.equal(onlyMain.code, 2);
   assert.match(
     onlyMain.stderr,
     /give also the platform package: npm pack @anthropic-ai\/claude-code-linux-/,
   );
 
-  const imported = await runVerdict(["agents", "import", platform, main, ...home]);
+  const imported = await runVerdictInProcess(["agents", "import", platform, main, ...home]);
   assert.equal(imported.code, 0, imported.stderr);
   assert.match(
     imported.stdout,
     /^claude-code@2\.1\.332: imported into .*agents\/claude-code\/2\.1\.332; /,
   );
-  const again = await runVerdict(["agents", "import", platform, ...home]);
+  const again = await runVerdictInProcess(["agents", "import", platform, ...home]);
   assert.equal(again.code, 0, again.stderr);
   assert.match(again.stdout, /already present/);
 
@@ -109,7 +110,7 @@ Deno.test("agents import stores a kit from tarballs; what is not an agent's tarb
   const other = join(scratch.path, "left-pad-1.3.0.tgz");
   await Deno.writeFile(other, await npmTarball("left-pad", "1.3.0"));
   for (const file of [text, other]) {
-    const refused = await runVerdict(["agents", "import", file, ...home]);
+    const refused = await runVerdictInProcess(["agents", "import", file, ...home]);
     assert.equal(refused.code, 2, refused.stderr);
     assert.ok(refused.stderr.startsWith(`verdict: ${file}:`), refused.stderr);
   }
@@ -137,7 +138,7 @@ Deno.test("a fetch killed while downloading leaves no kit: list reports its fold
     child.kill("SIGKILL");
     await child.output();
   }
-  const list = await runVerdict(["agents", "list", "--home", scratch.path]);
+  const list = await runVerdictInProcess(["agents", "list", "--home", scratch.path]);
   assert.equal(list.code, 0, list.stderr);
   assert.match(list.stdout, /^no kits in /);
   const partial = join(kitsFolder(scratch.path), ".partial-");
@@ -150,16 +151,16 @@ Deno.test("an outdated kit (stored before companion files): list exits 1 saying 
   await using registry = fakeRegistry([tarballs.main, tarballs.platform]);
   const home = ["--home", scratch.path];
   const fetch = ["agents", "fetch", "codex", "--registry", registry.url, ...home];
-  assert.equal((await runVerdict(fetch)).code, 0);
+  assert.equal((await runVerdictInProcess(fetch)).code, 0);
   const kit = (await findKit(scratch.path, "codex", "0.171.0"))!;
   await makeOutdated(kit);
 
-  const list = await runVerdict(["agents", "list", ...home]);
+  const list = await runVerdictInProcess(["agents", "list", ...home]);
   assert.equal(list.code, 1, list.stderr);
   assert.match(list.stderr, /the kit in .*codex\/0\.171\.0 is outdated: .*verdict-kit\/1/);
   assert.match(list.stderr, /replace it with 'verdict agents fetch codex@0\.171\.0'/);
 
-  const replaced = await runVerdict(fetch);
+  const replaced = await runVerdictInProcess(fetch);
   assert.equal(replaced.code, 0, replaced.stderr);
   assert.match(replaced.stdout, /^codex@0\.171\.0: stored in /);
   assert.deepEqual(await findKit(scratch.path, "codex", "0.171.0"), kit);
@@ -167,12 +168,12 @@ Deno.test("an outdated kit (stored before companion files): list exits 1 saying 
   await makeOutdated(kit);
   const platform = join(scratch.path, "openai-codex-0.171.0-linux-x64.tgz");
   await Deno.writeFile(platform, tarballs.platform.tarball);
-  const imported = await runVerdict(["agents", "import", platform, ...home]);
+  const imported = await runVerdictInProcess(["agents", "import", platform, ...home]);
   assert.equal(imported.code, 0, imported.stderr);
   assert.match(imported.stdout, /^codex@0\.171\.0: imported into /);
   // An import records no registry integrity; the files are the same.
   const reimported = (await findKit(scratch.path, "codex", "0.171.0"))!;
   assert.deepEqual({ ...reimported, packages: [] }, { ...kit, packages: [] });
-  const listed = await runVerdict(["agents", "list", "--json", ...home]);
+  const listed = await runVerdictInProcess(["agents", "list", "--json", ...home]);
   assert.deepEqual(JSON.parse(listed.stdout).unfinished, []);
 });

@@ -12,6 +12,7 @@ import { decideGate, parseGate } from "../../src/stats/gate.ts";
 import { openStore } from "../../src/store/store.ts";
 import { requireDocker } from "../_docker.ts";
 import { runVerdict, scratchDir } from "../_verdict.ts";
+import { runVerdictInProcess } from "./_in_process.ts";
 
 // Sorted ids: always-passes, trivial, unsolved; shard 1/2 takes the first and the third, so the
 // merge must interleave. nop fails all but always-passes, whose tests test nothing: both verdicts
@@ -49,7 +50,7 @@ function comparedRun(home: string, id: string): ComparedRun {
 
 // `verdict stats --json` without the wall-time statistics.
 async function statsWithoutWallTimes(home: string, id: string): Promise<unknown> {
-  const stats = await runVerdict(["stats", id, "--json", "--home", home]);
+  const stats = await runVerdictInProcess(["stats", id, "--json", "--home", home]);
   assert.equal(stats.code, 0, stats.stderr);
   return JSON.parse(stats.stdout, (key, value) => key === "wall_ms" ? undefined : value);
 }
@@ -102,7 +103,7 @@ Deno.test("eval --shard 1/2, 2/2 merged equals the unsharded run; merge refuses 
 
   // Merged from a state folder and a run folder: the unsharded run, wall times aside.
   const runFolder = (name: string) => join(home(name), "runs", id);
-  const merge = await runVerdict([
+  const merge = await runVerdictInProcess([
     "merge",
     home("s2"),
     runFolder("s1"),
@@ -125,7 +126,7 @@ Deno.test("eval --shard 1/2, 2/2 merged equals the unsharded run; merge refuses 
     await statsWithoutWallTimes(home("whole"), id),
   );
   // verify recomputes every chain and blob, and rebuilds results.json and report.md.
-  const verify = await runVerdict(["verify", id, "--home", home("merged")]);
+  const verify = await runVerdictInProcess(["verify", id, "--home", home("merged")]);
   assert.equal(verify.code, 0, verify.stdout + verify.stderr);
 
   // Compared with each other: no flip, and the gate passes; against any third run, the same
@@ -155,7 +156,7 @@ Deno.test("eval --shard 1/2, 2/2 merged equals the unsharded run; merge refuses 
 
   // Refused, exit 2, naming the argument at fault.
   const refused = async (args: string[], target: string, expected: RegExp) => {
-    const result = await runVerdict(["merge", ...args, "--home", home(target)]);
+    const result = await runVerdictInProcess(["merge", ...args, "--home", home(target)]);
     assert.equal(result.code, 2, `${args.join(" ")}: ${result.stderr}`);
     assert.match(result.stderr, expected);
   };
@@ -191,6 +192,7 @@ Deno.test("verdict --help lists merge; a shard outside the project or named by n
   const help = await runVerdict(["--help"]);
   assert.match(help.stdout, /^ {2}merge RUN\.\.\. +join the shard runs of one experiment/m);
   await using home = await scratchDir("merge_args");
+  // A subprocess: the refusal names what the permission set lets it read.
   const outside = await runVerdict(["merge", "/etc", "--home", home.path]);
   assert.equal(outside.code, 2, outside.stderr);
   assert.match(
@@ -198,7 +200,7 @@ Deno.test("verdict --help lists merge; a shard outside the project or named by n
     /^verdict: cannot read \/etc, given as a shard: .*Fix: copy the shard's/,
   );
   await Deno.mkdir(join(home.path, "loose"));
-  const loose = await runVerdict(["merge", join(home.path, "loose"), "--home", home.path]);
+  const loose = await runVerdictInProcess(["merge", join(home.path, "loose"), "--home", home.path]);
   assert.equal(loose.code, 2, loose.stderr);
   assert.match(loose.stderr, /loose, given as a shard, is neither a run folder \(STATE\/runs\/ID/);
 });

@@ -1,12 +1,19 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { ATIF_TRAJECTORY } from "../report/_atif_schema.ts";
-import { runVerdict, scratchDir } from "../_verdict.ts";
+import { scratchDir } from "../_verdict.ts";
+import { runVerdictInProcess } from "./_in_process.ts";
 
 Deno.test("show --format atif: a scripted eval's session is valid ATIF-v1.7 on stdout", async () => {
   await using scratch = await scratchDir("show-atif");
   const home = ["--home", scratch.path];
-  const evaluated = await runVerdict(["eval", "tasks/fix-slugify", "--model", "scripted", ...home]);
+  const evaluated = await runVerdictInProcess([
+    "eval",
+    "tasks/fix-slugify",
+    "--model",
+    "scripted",
+    ...home,
+  ]);
   assert.equal(evaluated.code, 0, evaluated.stderr);
   const run = /^run ([0-9a-f]+)/m.exec(evaluated.stdout)?.[1];
   assert(run, evaluated.stdout);
@@ -15,7 +22,7 @@ Deno.test("show --format atif: a scripted eval's session is valid ATIF-v1.7 on s
   ) as { trials: { session: string }[] };
   const session = results.trials[0].session;
 
-  const shown = await runVerdict(["show", session, "--format", "atif", ...home]);
+  const shown = await runVerdictInProcess(["show", session, "--format", "atif", ...home]);
   assert.equal(shown.code, 0, shown.stderr);
   const checked = ATIF_TRAJECTORY.safeParse(JSON.parse(shown.stdout));
   assert(checked.success, checked.error?.message);
@@ -32,13 +39,13 @@ Deno.test("show --format atif: a scripted eval's session is valid ATIF-v1.7 on s
   assert.equal((atif.extra?.verdict as { verdict: string }).verdict, "pass");
 
   // The same record gives the same bytes again.
-  const again = await runVerdict(["show", session, "--format", "atif", ...home]);
+  const again = await runVerdictInProcess(["show", session, "--format", "atif", ...home]);
   assert.equal(again.stdout, shown.stdout);
 
-  const clash = await runVerdict(["show", session, "--json", "--format", "atif", ...home]);
+  const clash = await runVerdictInProcess(["show", session, "--json", "--format", "atif", ...home]);
   assert.equal(clash.code, 2);
   assert.match(clash.stderr, /--json and --format atif disagree/);
-  const unknown = await runVerdict(["show", session, "--format", "yaml", ...home]);
+  const unknown = await runVerdictInProcess(["show", session, "--format", "yaml", ...home]);
   assert.equal(unknown.code, 2);
   assert.match(unknown.stderr, /unknown --format 'yaml'; write --format text, json, atif/);
 });

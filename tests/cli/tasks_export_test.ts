@@ -3,7 +3,8 @@ import { join } from "node:path";
 import { parse } from "smol-toml";
 import { sha256Hex } from "../../src/core/hash.ts";
 import { readTree } from "../../src/task/file_tree.ts";
-import { runVerdict, scratchDir } from "../_verdict.ts";
+import { scratchDir } from "../_verdict.ts";
+import { runVerdictInProcess } from "./_in_process.ts";
 
 /** Every entry of a folder with its mode and its bytes' hash, one line each. */
 async function listing(root: string): Promise<string[]> {
@@ -22,7 +23,7 @@ Deno.test("tasks export --format harbor writes each task's folder, the same byte
   const args = ["tasks", "export", "--format", "harbor", "--out", out];
   const tasks = ["tasks/fix-slugify", "tasks/fix-parser-canary"];
 
-  const first = await runVerdict([...args, ...tasks]);
+  const first = await runVerdictInProcess([...args, ...tasks]);
   assert.equal(first.code, 0, first.stderr);
   assert.match(first.stdout, /2 tasks exported as harbor tasks/);
   assert.match(first.stderr, /fix-parser-canary: not exported: checks \(no_new_skips\); canary/);
@@ -44,13 +45,13 @@ Deno.test("tasks export --format harbor writes each task's folder, the same byte
 
   // An existing, non-empty task folder is refused, and nothing is written.
   await Deno.writeTextFile(join(out, "fix-slugify", "mine.txt"), "keep me\n");
-  const again = await runVerdict([...args, ...tasks]);
+  const again = await runVerdictInProcess([...args, ...tasks]);
   assert.equal(again.code, 2);
   assert.match(again.stderr, /fix-parser-canary, \S+fix-slugify exist and are not empty.*--force/);
   assert.equal(await Deno.readTextFile(join(out, "fix-slugify", "mine.txt")), "keep me\n");
 
   // --force replaces it, with the same bytes and modes as the first time.
-  const forced = await runVerdict([...args, "--force", ...tasks]);
+  const forced = await runVerdictInProcess([...args, "--force", ...tasks]);
   assert.equal(forced.code, 0, forced.stderr);
   assert.deepEqual(await listing(join(out, "fix-slugify")), files);
 });
@@ -58,10 +59,10 @@ Deno.test("tasks export --format harbor writes each task's folder, the same byte
 Deno.test("tasks export refuses a missing or unknown --format and a missing --out", async () => {
   await using scratch = await scratchDir("tasks-export");
   const out = ["--out", join(scratch.path, "x")];
-  const noFormat = await runVerdict(["tasks", "export", ...out, "tasks/fix-slugify"]);
+  const noFormat = await runVerdictInProcess(["tasks", "export", ...out, "tasks/fix-slugify"]);
   assert.equal(noFormat.code, 2);
   assert.match(noFormat.stderr, /--format is required; write --format harbor/);
-  const unknown = await runVerdict([
+  const unknown = await runVerdictInProcess([
     "tasks",
     "export",
     "--format",
@@ -71,9 +72,15 @@ Deno.test("tasks export refuses a missing or unknown --format and a missing --ou
   ]);
   assert.equal(unknown.code, 2);
   assert.match(unknown.stderr, /unknown --format 'inspect'/);
-  const noOut = await runVerdict(["tasks", "export", "--format", "harbor", "tasks/fix-slugify"]);
+  const noOut = await runVerdictInProcess([
+    "tasks",
+    "export",
+    "--format",
+    "harbor",
+    "tasks/fix-slugify",
+  ]);
   assert.equal(noOut.code, 2);
   assert.match(noOut.stderr, /--out DIR is required/);
-  const help = await runVerdict(["--help"]);
+  const help = await runVerdictInProcess(["--help"]);
   assert.match(help.stdout, /tasks export \[PATH\.\.\.\]/);
 });

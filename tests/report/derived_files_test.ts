@@ -1,15 +1,16 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { writeRun } from "../_synthetic_runs.ts";
-import { runVerdict, scratchDir } from "../_verdict.ts";
+import { scratchDir } from "../_verdict.ts";
+import { runVerdictInProcess } from "../cli/_in_process.ts";
 
 const RUN = "ffff6666ffff";
 
 Deno.test("verify compares results.json and report.md with the record, and report rebuilds them", async () => {
   await using home = await scratchDir("derived");
   await writeRun(home.path, RUN, [["add", 0, "pass"], ["fix", 0, "fail"]]);
-  const verify = () => runVerdict(["verify", RUN, "--home", home.path]);
-  const report = () => runVerdict(["report", RUN, "--home", home.path]);
+  const verify = () => runVerdictInProcess(["verify", RUN, "--home", home.path]);
+  const report = () => runVerdictInProcess(["report", RUN, "--home", home.path]);
   assert.equal((await verify()).code, 0, "a run without its files yet is intact");
   assert.equal((await report()).code, 0);
   assert.equal((await verify()).code, 0);
@@ -34,7 +35,7 @@ Deno.test("verify compares results.json and report.md with the record, and repor
   const markdown = await Deno.readTextFile(reportFile);
   await Deno.writeTextFile(reportFile, markdown.replace("| fix", "| fixed"));
   const json = JSON.parse(
-    (await runVerdict(["verify", RUN, "--json", "--home", home.path])).stdout,
+    (await runVerdictInProcess(["verify", RUN, "--json", "--home", home.path])).stdout,
   );
   assert.equal(json.intact, false);
   assert.deepEqual(json.derived.map((problem: { file: string }) => problem.file), [reportFile]);

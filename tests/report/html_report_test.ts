@@ -4,6 +4,7 @@ import { join } from "node:path";
 import type { Results } from "../../src/report/results.ts";
 import { requireDocker } from "../_docker.ts";
 import { ARTIFACTS, runVerdict, scratchDir } from "../_verdict.ts";
+import { runVerdictInProcess } from "../cli/_in_process.ts";
 
 const CHROMIUM = "/usr/bin/chromium";
 
@@ -101,7 +102,7 @@ Deno.test("report.html opens from disk with no network and no console errors, an
   assert.deepEqual(base.trials.map((trial) => trial.verdict), ["pass", "pass"]);
   assert.deepEqual(faulty.trials.map((trial) => trial.verdict), ["fail", "fail"]);
   const comparePage = join(home.path, "compare.html");
-  const compared = await runVerdict([
+  const compared = await runVerdictInProcess([
     "compare",
     base.run.id,
     faulty.run.id,

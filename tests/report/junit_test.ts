@@ -6,6 +6,7 @@ import type { TrialRecord } from "../../src/store/trial_record.ts";
 import { requireDocker } from "../_docker.ts";
 import { syntheticRecord } from "../_synthetic_runs.ts";
 import { PROJECT_ROOT, runVerdict, scratchDir } from "../_verdict.ts";
+import { runVerdictInProcess } from "../cli/_in_process.ts";
 import { startRun, waitForContainers } from "../eval/_live_run.ts";
 
 /** The Jenkins xUnit plugin's JUnit schema, the dialect CI servers read. */
@@ -222,7 +223,14 @@ Deno.test("eval --junit writes a file that validates and counts the trials; repo
   );
 
   const again = join(home.path, "report.xml");
-  const reported = await runVerdict(["report", run.id, "--junit", again, "--home", home.path]);
+  const reported = await runVerdictInProcess([
+    "report",
+    run.id,
+    "--junit",
+    again,
+    "--home",
+    home.path,
+  ]);
   assert.equal(reported.code, 0, reported.stderr);
   assert.match(reported.stdout, new RegExp(`${again}\n$`));
   assert.equal(await Deno.readTextFile(again), await Deno.readTextFile(junit));

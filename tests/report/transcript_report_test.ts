@@ -8,7 +8,8 @@ import { runStats } from "../../src/stats/run_stats.ts";
 import { EVENT, event } from "../../src/store/event_catalogue.ts";
 import { openStore } from "../../src/store/store.ts";
 import type { TrialRecord } from "../../src/store/trial_record.ts";
-import { runVerdict, scratchDir } from "../_verdict.ts";
+import { scratchDir } from "../_verdict.ts";
+import { runVerdictInProcess } from "../cli/_in_process.ts";
 
 const CHROMIUM = "/usr/bin/chromium";
 
@@ -55,7 +56,7 @@ Deno.test("verdict show prints an installed agent's command and its output from 
   } finally {
     store.close();
   }
-  const shown = await runVerdict(["show", "sess1", "--home", home.path]);
+  const shown = await runVerdictInProcess(["show", "sess1", "--home", home.path]);
   assert.equal(shown.code, 0, shown.stderr);
   const expected = [
     "step 1 (0 in, 0 out): Running the tests.",

@@ -2,7 +2,8 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { type ComparedRun, compareRuns } from "../../src/stats/compare.ts";
 import { decideGate, parseGate } from "../../src/stats/gate.ts";
-import { runVerdict, scratchDir } from "../_verdict.ts";
+import { scratchDir } from "../_verdict.ts";
+import { runVerdictInProcess } from "../cli/_in_process.ts";
 import { type SyntheticTrial, writeRun } from "../_synthetic_runs.ts";
 
 const run = (
@@ -173,7 +174,7 @@ Deno.test("verdict compare --gate exits 1 when the gate fails closed and 0 when 
   await writeRun(home.path, "othr0000othr", tasks(12, () => "pass"), { suite_digest: "digest-2" });
   const gateFile = join(home.path, "gate.yaml");
   await Deno.writeTextFile(gateFile, "max_drop_pp: 10\n");
-  const passed = await runVerdict([
+  const passed = await runVerdictInProcess([
     "compare",
     "base0000base",
     "cand0000cand",
@@ -193,7 +194,7 @@ Deno.test("verdict compare --gate exits 1 when the gate fails closed and 0 when 
     json.flips.length,
     json.gate.passed,
   ], [true, 1, 0, 1, 1, true]);
-  const incomparable = await runVerdict([
+  const incomparable = await runVerdictInProcess([
     "compare",
     "base0000base",
     "othr0000othr",
@@ -205,11 +206,17 @@ Deno.test("verdict compare --gate exits 1 when the gate fails closed and 0 when 
   assert.equal(incomparable.code, 1);
   assert.match(incomparable.stdout, /are incomparable:\n {2}- suite digest/);
   assert.match(incomparable.stdout, /gate: FAILED\n {2}- the runs cannot be compared/);
-  const plain = await runVerdict(["compare", "base0000base", "othr0000othr", "--home", home.path]);
+  const plain = await runVerdictInProcess([
+    "compare",
+    "base0000base",
+    "othr0000othr",
+    "--home",
+    home.path,
+  ]);
   assert.equal(plain.code, 0, "without a gate, incomparable is an answer, not a failure");
   const badGate = join(home.path, "bad.yaml");
   await Deno.writeTextFile(badGate, "max_drop_pp: 1\nbeta: 2\n");
-  const refused = await runVerdict([
+  const refused = await runVerdictInProcess([
     "compare",
     "base0000base",
     "cand0000cand",
@@ -226,7 +233,7 @@ Deno.test("verdict compare --gate exits 1 when the gate fails closed and 0 when 
       "is a folder",
     ]]
   ) {
-    const unreadable = await runVerdict([
+    const unreadable = await runVerdictInProcess([
       "compare",
       "base0000base",
       "cand0000cand",

@@ -8,7 +8,8 @@ import { promptCacheStats } from "../../src/stats/prompt_cache.ts";
 import { runStats } from "../../src/stats/run_stats.ts";
 import { openStore } from "../../src/store/store.ts";
 import { syntheticRecord } from "../_synthetic_runs.ts";
-import { runVerdict, scratchDir } from "../_verdict.ts";
+import { scratchDir } from "../_verdict.ts";
+import { runVerdictInProcess } from "../cli/_in_process.ts";
 import { PRICED, writeCacheRun } from "./_cache_runs.ts";
 
 const SONNET = { input: usd("3"), cachedInput: usd("0.30"), cacheWrite: usd("3.75") };
@@ -112,7 +113,7 @@ Deno.test("verdict stats reports each run's prompt cache, priced by the run's ow
     trials: [{ usages: [] }],
   });
   const runs = ["aaaa1111aaaa", "bbbb2222bbbb", "cccc3333cccc"];
-  const json = await runVerdict(["stats", ...runs, "--json", "--home", home.path]);
+  const json = await runVerdictInProcess(["stats", ...runs, "--json", "--home", home.path]);
   assert.equal(json.code, 0, json.stderr);
   const [a, b, c] = (JSON.parse(json.stdout) as { runs: { overall: Record<string, unknown> }[] })
     .runs.map((run) => run.overall.prompt_cache);
@@ -126,7 +127,7 @@ Deno.test("verdict stats reports each run's prompt cache, priced by the run's ow
   });
   assert.equal((b as { saved_usd: unknown }).saved_usd, null, "the prices file changed since");
   assert.equal((c as { hit_rate: unknown }).hit_rate, null);
-  const shown = await runVerdict(["stats", ...runs, "--home", home.path]);
+  const shown = await runVerdictInProcess(["stats", ...runs, "--home", home.path]);
   assert.equal(shown.code, 0, shown.stderr);
   const lines = shown.stdout.split("\n").filter((line) => line.includes("prompt cache:"));
   assert.deepEqual(lines, [

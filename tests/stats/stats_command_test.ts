@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { runStats } from "../../src/stats/run_stats.ts";
-import { runVerdict, scratchDir } from "../_verdict.ts";
+import { scratchDir } from "../_verdict.ts";
+import { runVerdictInProcess } from "../cli/_in_process.ts";
 import { syntheticRecord, writeRun } from "../_synthetic_runs.ts";
 
 Deno.test("run statistics: per task and overall, pass@k and pass^k, flaky, spreads, buckets", () => {
@@ -57,7 +58,7 @@ Deno.test("verdict stats prints tables and --json with the fields of SPEC sectio
     0,
     "fail",
   ], ["add", 1, "pass"]]);
-  const json = await runVerdict(["stats", "aaaa1111aaaa", "--json", "--home", home.path]);
+  const json = await runVerdictInProcess(["stats", "aaaa1111aaaa", "--json", "--home", home.path]);
   assert.equal(json.code, 0, json.stderr);
   const stats = JSON.parse(json.stdout);
   assert.deepEqual(Object.keys(stats).sort(), ["overall", "run", "tasks"]);
@@ -69,14 +70,27 @@ Deno.test("verdict stats prints tables and --json with the fields of SPEC sectio
   assert.equal(stats.overall.task, undefined);
   assert.equal(stats.tasks[0].task, "add");
   assert.equal(stats.overall.pass_rate, 0.75, "a fraction, not percent");
-  const text = await runVerdict(["stats", "aaaa1111aaaa", "--home", home.path]);
+  const text = await runVerdictInProcess(["stats", "aaaa1111aaaa", "--home", home.path]);
   assert.match(text.stdout, /run aaaa1111aaaa: 3 of 4 passed, 75\.0% \[30\.1%, 95\.4%\]/);
   assert.match(text.stdout, /fix +2 +1 +50\.0% \[9\.5%, 90\.5%\].*yes/);
-  const both = await runVerdict(["stats", "aaaa1111aaaa", "bbbb2222bbbb", "--home", home.path]);
+  const both = await runVerdictInProcess([
+    "stats",
+    "aaaa1111aaaa",
+    "bbbb2222bbbb",
+    "--home",
+    home.path,
+  ]);
   assert.match(both.stdout, /task +aaaa1111aaaa +bbbb2222bbbb/);
   assert.match(both.stdout, /overall +75\.0% \[30\.1%, 95\.4%\] +75\.0%/);
   const many = JSON.parse(
-    (await runVerdict(["stats", "aaaa1111aaaa", "bbbb2222bbbb", "--json", "--home", home.path]))
+    (await runVerdictInProcess([
+      "stats",
+      "aaaa1111aaaa",
+      "bbbb2222bbbb",
+      "--json",
+      "--home",
+      home.path,
+    ]))
       .stdout,
   );
   assert.deepEqual(many.runs.map((run: { run: string }) => run.run), [

@@ -6,7 +6,8 @@ import { EVENT, event } from "../../src/store/event_catalogue.ts";
 import { chainedSummary } from "../../src/store/run_table.ts";
 import { openStore } from "../../src/store/store.ts";
 import { syntheticRecord } from "../_synthetic_runs.ts";
-import { runVerdict, scratchDir } from "../_verdict.ts";
+import { scratchDir } from "../_verdict.ts";
+import { runVerdictInProcess } from "../cli/_in_process.ts";
 
 const RUN = "bbbb2222bbbb";
 const SESSION = "s-one";
@@ -81,10 +82,10 @@ Deno.test("a corrupted event: show, report and replay say the record is damaged,
   await recordedHome(home.path);
   tamper(home.path, EDITS["payload JSON cut short"]);
   const results = await Promise.all([
-    runVerdict(["show", SESSION, "--home", home.path]),
-    runVerdict(["report", RUN, "--home", home.path]),
-    runVerdict(["replay", RUN, "--home", home.path]),
-    runVerdict(["replay", SESSION, "--home", home.path]),
+    runVerdictInProcess(["show", SESSION, "--home", home.path]),
+    runVerdictInProcess(["report", RUN, "--home", home.path]),
+    runVerdictInProcess(["replay", RUN, "--home", home.path]),
+    runVerdictInProcess(["replay", SESSION, "--home", home.path]),
   ]);
   for (const result of results) {
     assert.equal(result.code, 1, result.stdout + result.stderr);
@@ -92,7 +93,7 @@ Deno.test("a corrupted event: show, report and replay say the record is damaged,
     assert.match(result.stderr, /the record is damaged: session s-one, event 0: /);
     assert.match(result.stderr, new RegExp(`Run 'verdict verify ${RUN}'`));
   }
-  const verify = await runVerdict(["verify", RUN, "--home", home.path]);
+  const verify = await runVerdictInProcess(["verify", RUN, "--home", home.path]);
   assert.equal(verify.code, 1);
   assert.match(verify.stdout, /run bbbb2222bbbb is corrupt: session s-one, event 0: stored hash/);
 });
@@ -101,18 +102,18 @@ Deno.test("a stored result or run config that is not JSON is a damaged record, n
   await using home = await scratchDir("record");
   await recordedHome(home.path);
   tamper(home.path, "UPDATE sessions SET result = '{\"verdict\":'");
-  const stats = await runVerdict(["report", RUN, "--home", home.path]);
+  const stats = await runVerdictInProcess(["report", RUN, "--home", home.path]);
   assert.equal(stats.code, 1, stats.stderr);
   assert.match(
     stats.stderr,
     /the record is damaged: session s-one \(result\): it is not valid JSON/,
   );
-  const verify = await runVerdict(["verify", RUN, "--home", home.path]);
+  const verify = await runVerdictInProcess(["verify", RUN, "--home", home.path]);
   assert.equal(verify.code, 1, verify.stderr);
   assert.match(verify.stdout, /is corrupt: .*the record is damaged: session s-one \(result\)/);
 
   tamper(home.path, "UPDATE runs SET config = 'nope'");
-  const show = await runVerdict(["stats", RUN, "--home", home.path]);
+  const show = await runVerdictInProcess(["stats", RUN, "--home", home.path]);
   assert.equal(show.code, 1, show.stderr);
   assert.match(
     show.stderr,

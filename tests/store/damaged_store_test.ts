@@ -4,6 +4,7 @@ import { DatabaseSync } from "node:sqlite";
 import { requireDocker } from "../_docker.ts";
 import { writeRun } from "../_synthetic_runs.ts";
 import { type CliResult, runVerdict, scratchDir } from "../_verdict.ts";
+import { runVerdictInProcess } from "../cli/_in_process.ts";
 
 const RUN = "aaaa1111aaaa";
 
@@ -80,12 +81,14 @@ Deno.test("verify lists what SQLite's page check finds in a damaged index, exit 
   const db = await home(dir.path);
   const page = rootPage(db, "sessions_by_run");
   await garblePage(db, page);
-  const verify = await runVerdict(["verify", RUN, "--home", dir.path]);
+  const verify = await runVerdictInProcess(["verify", RUN, "--home", dir.path]);
   assert.equal(verify.code, 1, verify.stdout + verify.stderr);
   assert.match(verify.stdout, /is damaged; SQLite finds:\n/);
   assert.match(verify.stdout, new RegExp(`page ${page}`));
   assert.match(verify.stdout, /Fix: restore .*verdict\.db from a backup/);
-  const json = JSON.parse((await runVerdict(["verify", RUN, "--json", "--home", dir.path])).stdout);
+  const json = JSON.parse(
+    (await runVerdictInProcess(["verify", RUN, "--json", "--home", dir.path])).stdout,
+  );
   assert.equal(json.intact, false);
   assert.equal(json.database.path, db);
   assert.ok(json.database.problems.length > 0);
@@ -98,7 +101,7 @@ Deno.test("an empty or missing verdict.db beside run folders is refused, naming 
   for (const state of ["empty", "missing"]) {
     if (state === "empty") await Deno.writeFile(db, new Uint8Array());
     else await Deno.remove(db);
-    const stats = await runVerdict(["stats", RUN, "--home", dir.path]);
+    const stats = await runVerdictInProcess(["stats", RUN, "--home", dir.path]);
     assert.equal(stats.code, 1, stats.stderr);
     assert.ok(
       stats.stderr.includes(
@@ -138,8 +141,8 @@ Deno.test("--home or VERDICT_HOME naming a file is bad usage (exit 2) with the f
   const file = join(dir.path, "not-a-folder");
   await Deno.writeTextFile(file, "x");
   const cases = [
-    runVerdict(["stats", RUN, "--home", file]),
-    runVerdict(["verify", RUN, "--home", join(file, "below")]),
+    runVerdictInProcess(["stats", RUN, "--home", file]),
+    runVerdictInProcess(["verify", RUN, "--home", join(file, "below")]),
     runVerdict(["eval", "tasks/fix-slugify", "--home", file]),
     runVerdict(["stats", RUN], { env: { VERDICT_HOME: file } }),
   ];

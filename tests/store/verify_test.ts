@@ -6,7 +6,8 @@ import { chainedSummary } from "../../src/store/run_table.ts";
 import { openStore } from "../../src/store/store.ts";
 import { syntheticRecord } from "../_synthetic_runs.ts";
 import { verifyRun } from "../../src/store/verify.ts";
-import { runVerdict, scratchDir } from "../_verdict.ts";
+import { scratchDir } from "../_verdict.ts";
+import { runVerdictInProcess } from "../cli/_in_process.ts";
 
 /** A real state directory with one run of two sessions, eight events each, some with blobs. */
 async function recordedHome(path: string): Promise<void> {
@@ -37,13 +38,13 @@ function tamper(home: string, sql: (db: DatabaseSync) => void): void {
 Deno.test("verify passes an intact run with exit 0 and a one-line summary", async () => {
   await using dir = await scratchDir("verify");
   await recordedHome(dir.path);
-  const result = await runVerdict(["verify", "abc123def456", "--home", dir.path]);
+  const result = await runVerdictInProcess(["verify", "abc123def456", "--home", dir.path]);
   assert.deepEqual(result.code, 0, result.stderr);
   assert.deepEqual(
     result.stdout,
     "run abc123def456 intact: 2 sessions, 18 events and 8 blobs verified\n",
   );
-  const byPrefix = await runVerdict(["verify", "abc1", "--home", dir.path]);
+  const byPrefix = await runVerdictInProcess(["verify", "abc1", "--home", dir.path]);
   assert.deepEqual(byPrefix.code, 0, byPrefix.stderr);
 });
 
@@ -56,7 +57,7 @@ Deno.test("verify catches one flipped byte in an event payload", async () => {
       db.exec(`UPDATE events SET payload = replace(payload, 'number 2', 'numbes 2')
              WHERE session_id = 's-two' AND seq = 4`),
   );
-  const result = await runVerdict(["verify", "abc123def456", "--home", dir.path]);
+  const result = await runVerdictInProcess(["verify", "abc123def456", "--home", dir.path]);
   assert.deepEqual(result.code, 1, result.stderr);
   assert.match(
     result.stdout,
@@ -79,7 +80,7 @@ Deno.test("verify catches one flipped byte in a blob", async () => {
     data[100] ^= 0x01;
     db.prepare("UPDATE blobs SET data = ? WHERE hash = ?").run(data, blob);
   });
-  const result = await runVerdict(["verify", "abc123def456", "--home", dir.path]);
+  const result = await runVerdictInProcess(["verify", "abc123def456", "--home", dir.path]);
   assert.deepEqual(result.code, 1);
   assert.ok(
     result.stdout.includes(`session s-one, event 3: blob ${blob} does not match its content`),
@@ -91,7 +92,7 @@ Deno.test("verify catches a deleted event, in the middle or at the end", async (
   await using dir = await scratchDir("verify");
   await recordedHome(dir.path);
   tamper(dir.path, (db) => db.exec("DELETE FROM events WHERE session_id = 's-one' AND seq = 5"));
-  const middle = await runVerdict(["verify", "abc123def456", "--home", dir.path]);
+  const middle = await runVerdictInProcess(["verify", "abc123def456", "--home", dir.path]);
   assert.deepEqual(middle.code, 1);
   assert.match(
     middle.stdout,
@@ -103,7 +104,12 @@ Deno.test("verify catches a deleted event, in the middle or at the end", async (
     join(dir.path, "tail"),
     (db) => db.exec("DELETE FROM events WHERE session_id = 's-two' AND seq = 8"),
   );
-  const tail = await runVerdict(["verify", "abc123def456", "--home", join(dir.path, "tail")]);
+  const tail = await runVerdictInProcess([
+    "verify",
+    "abc123def456",
+    "--home",
+    join(dir.path, "tail"),
+  ]);
   assert.deepEqual(tail.code, 1);
   assert.match(
     tail.stdout,
@@ -116,7 +122,7 @@ Deno.test("verify catches a verdict edited outside the hash chain", async () => 
   await recordedHome(dir.path);
   // The column that `stats` reads, alone: a pass rate could be changed without touching a hash.
   tamper(dir.path, (db) => db.exec("UPDATE sessions SET verdict = 'fail' WHERE id = 's-one'"));
-  const column = await runVerdict(["verify", "abc123def456", "--home", dir.path]);
+  const column = await runVerdictInProcess(["verify", "abc123def456", "--home", dir.path]);
   assert.deepEqual(column.code, 1);
   assert.match(
     column.stdout,
@@ -131,7 +137,12 @@ Deno.test("verify catches a verdict edited outside the hash chain", async () => 
       db.exec(`UPDATE sessions SET verdict = 'fail', result = replace(result, '"verdict":"pass"',
              '"verdict":"fail"') WHERE id = 's-two'`),
   );
-  const both = await runVerdict(["verify", "abc123def456", "--home", join(dir.path, "both")]);
+  const both = await runVerdictInProcess([
+    "verify",
+    "abc123def456",
+    "--home",
+    join(dir.path, "both"),
+  ]);
   assert.deepEqual(both.code, 1);
   assert.match(
     both.stdout,
@@ -146,7 +157,12 @@ Deno.test("verify catches a verdict edited outside the hash chain", async () => 
       db.exec(`UPDATE sessions SET cost_usd = 0.001, result = replace(result, '"cost_usd":0.0125',
              '"cost_usd":0.001') WHERE id = 's-one'`),
   );
-  const cost = await runVerdict(["verify", "abc123def456", "--home", join(dir.path, "cost")]);
+  const cost = await runVerdictInProcess([
+    "verify",
+    "abc123def456",
+    "--home",
+    join(dir.path, "cost"),
+  ]);
   assert.equal(cost.code, 1);
   assert.match(
     cost.stdout,
@@ -167,7 +183,13 @@ Deno.test("verify catches two swapped events", async () => {
   store.close();
   assert.deepEqual(report.problems[0].session, "s-two");
   assert.deepEqual(report.problems[0].seq, 2);
-  const result = await runVerdict(["verify", "abc123def456", "--home", dir.path, "--json"]);
+  const result = await runVerdictInProcess([
+    "verify",
+    "abc123def456",
+    "--home",
+    dir.path,
+    "--json",
+  ]);
   assert.deepEqual(result.code, 1);
   const json = JSON.parse(result.stdout);
   assert.deepEqual(json.intact, false);
@@ -176,11 +198,11 @@ Deno.test("verify catches two swapped events", async () => {
 
 Deno.test("verify names a missing state directory and an unknown run with exit 2", async () => {
   await using dir = await scratchDir("verify");
-  const missing = await runVerdict(["verify", "x", "--home", join(dir.path, "nowhere")]);
+  const missing = await runVerdictInProcess(["verify", "x", "--home", join(dir.path, "nowhere")]);
   assert.deepEqual(missing.code, 2);
   assert.ok(missing.stderr.includes("no state database at"), missing.stderr);
   await recordedHome(dir.path);
-  const unknown = await runVerdict(["verify", "abc123def457", "--home", dir.path]);
+  const unknown = await runVerdictInProcess(["verify", "abc123def457", "--home", dir.path]);
   assert.deepEqual(unknown.code, 2);
   assert.ok(unknown.stderr.includes("did you mean abc123def456?"), unknown.stderr);
 });
@@ -192,7 +214,7 @@ Deno.test("a database from a newer Verdict is refused with exit 2, naming the fi
     dir.path,
     (db) => db.exec("INSERT INTO schema_migrations (version, name) VALUES (99, 'future')"),
   );
-  const result = await runVerdict(["verify", "abc123def456", "--home", dir.path]);
+  const result = await runVerdictInProcess(["verify", "abc123def456", "--home", dir.path]);
   assert.deepEqual(result.code, 2);
   assert.ok(result.stderr.includes(join(dir.path, "verdict.db")), result.stderr);
   assert.ok(result.stderr.includes("schema version 99"), result.stderr);

@@ -3,7 +3,8 @@ import { join } from "node:path";
 import { InputError } from "../../src/core/errors.ts";
 import { isHarborTaskFolder, loadHarborTask, parseHarborToml } from "../../src/task/harbor_task.ts";
 import { loadSuite } from "../../src/task/load_suite.ts";
-import { runVerdict, scratchDir } from "../_verdict.ts";
+import { scratchDir } from "../_verdict.ts";
+import { runVerdictInProcess } from "../cli/_in_process.ts";
 import { minimalTask, writeFiles } from "./_task_fixture.ts";
 
 const FIXTURES = join(import.meta.dirname!, "..", "fixtures", "harbor-invalid");
@@ -404,7 +405,7 @@ Deno.test("a compose task is refused by name (fixture)", async () => {
     message,
     /compose-sidecar\/environment\/docker-compose\.yaml: is a Docker Compose file \(services beside the task's container\); Verdict runs one container per trial\. Fix: fold what the task needs into environment\/Dockerfile/,
   );
-  const result = await runVerdict(["tasks", "list", join(FIXTURES, "gpu-task")]);
+  const result = await runVerdictInProcess(["tasks", "list", join(FIXTURES, "gpu-task")]);
   assert.equal(result.code, 2, result.stderr);
   assert.match(
     result.stderr,
@@ -457,7 +458,7 @@ Deno.test("a folder holding both task.yaml and task.toml is refused, naming both
   const folder = await harborFolder(dir.path, "both", {
     "task.yaml": minimalTask("both")["task.yaml"],
   });
-  const result = await runVerdict(["tasks", "list", folder]);
+  const result = await runVerdictInProcess(["tasks", "list", folder]);
   assert.equal(result.code, 2, result.stderr);
   assert.match(
     result.stderr,
@@ -475,20 +476,20 @@ Deno.test("a folder of Verdict and Harbor tasks loads as one suite; duplicate id
     loaded.tasks.map((task) => [task.id, task.harbor === undefined ? "verdict" : "harbor"]),
     [["harbor-task", "harbor"], ["verdict-task", "verdict"]],
   );
-  const listed = await runVerdict(["tasks", "list", suite]);
+  const listed = await runVerdictInProcess(["tasks", "list", suite]);
   assert.equal(listed.code, 0, listed.stderr);
   assert.match(listed.stdout, /harbor-task/);
 
   const clash = join(dir.path, "clash");
   await writeFiles(join(clash, "a-same"), minimalTask("same"));
   await harborFolder(clash, "same");
-  const result = await runVerdict(["tasks", "list", clash]);
+  const result = await runVerdictInProcess(["tasks", "list", clash]);
   assert.equal(result.code, 2, result.stderr);
   assert.match(
     result.stderr,
     /clash\/same\/task\.toml: 'same' is already the id of .*clash\/a-same\/task\.yaml \(a Harbor task's id is its folder's name\)\. Fix: rename one of the folders/,
   );
-  const nothing = await runVerdict([
+  const nothing = await runVerdictInProcess([
     "tasks",
     "list",
     join(dir.path, "suite", "verdict-task", "tests"),

@@ -5,6 +5,7 @@ import { loadSuite } from "../../src/task/load_suite.ts";
 import { parseManifest } from "../../src/task/load_task.ts";
 import { requireDocker } from "../_docker.ts";
 import { runVerdict, scratchDir } from "../_verdict.ts";
+import { runVerdictInProcess } from "../cli/_in_process.ts";
 import { minimalTask, writeFiles } from "./_task_fixture.ts";
 
 /** Writes a task whose files are the minimal task's with `changes` applied (null deletes). */
@@ -161,17 +162,17 @@ Deno.test("missing files and duplicate ids are refused by the CLI with exit 2, n
   for (const [id, changes, expected] of cases) {
     const root = join(dir.path, id);
     await brokenTask(root, id, changes);
-    const result = await runVerdict(["tasks", "list", root]);
+    const result = await runVerdictInProcess(["tasks", "list", root]);
     assert.equal(result.code, 2, `${id}: ${result.stderr}`);
     assert.match(result.stderr, expected, id);
   }
   const duplicates = join(dir.path, "duplicates");
   await writeFiles(join(duplicates, "one"), minimalTask("same"));
   await writeFiles(join(duplicates, "two"), minimalTask("same"));
-  const result = await runVerdict(["tasks", "list", duplicates]);
+  const result = await runVerdictInProcess(["tasks", "list", duplicates]);
   assert.equal(result.code, 2);
   assert.match(result.stderr, /two\/task\.yaml: id: 'same' is already the id of .*one\/task\.yaml/);
-  const evaluated = await runVerdict([
+  const evaluated = await runVerdictInProcess([
     "eval",
     "--agent",
     "oracle",
@@ -196,7 +197,7 @@ Deno.test("a suite is every task folder under a path, with a digest that follows
   assert.notEqual((await loadSuite([join(dir.path, "suite")])).digest, suite.digest);
   const single = await loadSuite([join(dir.path, "suite", "a-task")]);
   assert.deepEqual(single.tasks.map((task) => task.id), ["a-task"]);
-  const listed = await runVerdict(["tasks", "list", join(dir.path, "nowhere")]);
+  const listed = await runVerdictInProcess(["tasks", "list", join(dir.path, "nowhere")]);
   assert.equal(listed.code, 2);
   assert.match(listed.stderr, /nowhere does not exist/);
 });
@@ -286,6 +287,7 @@ Deno.test("a task file that is a symlink out of the task folder is refused up fr
   for (const [id, link, expected] of cases) {
     const root = await brokenTask(dir.path, id, {});
     await link(root);
+    // A subprocess: what a link resolves to depends on what the permission set lets it read.
     const result = await runVerdict(["tasks", "list", root]);
     assert.equal(result.code, 2, `${id}: ${result.stderr}`);
     assert.match(result.stderr, expected, id);
@@ -294,7 +296,7 @@ Deno.test("a task file that is a symlink out of the task folder is refused up fr
   const inside = await brokenTask(dir.path, "link-inside", {});
   await Deno.rename(join(inside, "instruction.md"), join(inside, "real.md"));
   await Deno.symlink("real.md", join(inside, "instruction.md"));
-  const listed = await runVerdict(["tasks", "list", inside]);
+  const listed = await runVerdictInProcess(["tasks", "list", inside]);
   assert.equal(listed.code, 0, "a link that stays inside the task folder is fine");
 });
 
@@ -311,7 +313,7 @@ Deno.test("a workspace file whose name is not UTF-8 is exit 2 naming it, not an 
   }).output();
   assert.equal(made.code, 0, new TextDecoder().decode(made.stderr));
   for (const command of [["tasks", "list"], ["eval", "--home", join(dir.path, "home")]]) {
-    const result = await runVerdict([...command, root]);
+    const result = await runVerdictInProcess([...command, root]);
     assert.equal(result.code, 2, `${command.join(" ")}: ${result.stderr}`);
     assert.match(
       result.stderr,

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { writeUnfinishedRun } from "../../_unfinished_run.ts";
-import { runVerdict, scratchDir } from "../../_verdict.ts";
+import { scratchDir } from "../../_verdict.ts";
+import { runVerdictInProcess } from "../../cli/_in_process.ts";
 
 Deno.test("replay of an unfinished run is not 'identical': it says unfinished and exits 1", async () => {
   await using home = await scratchDir("replay");
@@ -9,7 +10,7 @@ Deno.test("replay of an unfinished run is not 'identical': it says unfinished an
     finished: 0,
     status: "interrupted",
   });
-  const replay = await runVerdict(["replay", "cccc3333cccc", "--home", home.path]);
+  const replay = await runVerdictInProcess(["replay", "cccc3333cccc", "--home", home.path]);
   assert.equal(replay.code, 1, replay.stdout + replay.stderr);
   assert.match(
     replay.stdout,
@@ -21,11 +22,11 @@ Deno.test("replay of an unfinished run is not 'identical': it says unfinished an
   );
   assert.doesNotMatch(replay.stdout, /: identical/);
 
-  const json = await runVerdict(["replay", "cccc3333cccc", "--json", "--home", home.path]);
+  const json = await runVerdictInProcess(["replay", "cccc3333cccc", "--json", "--home", home.path]);
   assert.equal(json.code, 1);
   const report = JSON.parse(json.stdout);
   assert.deepEqual([report.identical, report.unfinished], [false, 2]);
 
-  const session = await runVerdict(["replay", "cccc3333cccc-t-1", "--home", home.path]);
+  const session = await runVerdictInProcess(["replay", "cccc3333cccc-t-1", "--home", home.path]);
   assert.equal(session.code, 1, "one unfinished session alone is not identical either");
 });

@@ -13,6 +13,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { requireDocker } from "../../_docker.ts";
 import { copyTree, PROJECT_ROOT, runVerdict, scratchDir } from "../../_verdict.ts";
+import { runVerdictInProcess } from "../../cli/_in_process.ts";
 
 // The agent first tries to change its own program: that must fail (exit 9 if it does not).
 const AGENT =
@@ -58,9 +59,9 @@ Deno.test("a Python agent of its own, from a locked-down folder it cannot change
   assert.ok(trial.steps >= 3 && trial.tokens.input > 0 && trial.cost_usd > 0, trial.reason);
 
   await t.step("the run verifies and replays identically", async () => {
-    const verified = await runVerdict(["verify", run, "--home", home.path]);
+    const verified = await runVerdictInProcess(["verify", run, "--home", home.path]);
     assert.equal(verified.code, 0, verified.stdout + verified.stderr);
-    const replayed = await runVerdict(["replay", run, "--home", home.path]);
+    const replayed = await runVerdictInProcess(["replay", run, "--home", home.path]);
     assert.equal(replayed.code, 0, replayed.stdout + replayed.stderr);
     assert.match(replayed.stdout, /identical \(1 identical, 0 diverged, 0 skipped\)/);
   });
@@ -69,7 +70,7 @@ Deno.test("a Python agent of its own, from a locked-down folder it cannot change
   await t.step(
     "the model turns read back: each answer's text and the agent's tool calls",
     async () => {
-      const shown = await runVerdict(["show", session, "--home", home.path]);
+      const shown = await runVerdictInProcess(["show", session, "--home", home.path]);
       assert.equal(shown.code, 0, shown.stderr);
       assert.match(shown.stdout, /step 1 \(\d+ in, \d+ out, \$[\d.]+\): chat_completions call/);
       assert.match(shown.stdout, /→ write_file \{"path":"textkit\/slug\.py".*\[run by the agent\]/);
@@ -88,7 +89,7 @@ Deno.test("a Python agent of its own, from a locked-down folder it cannot change
         "the fixture agent sends the instruction as its user message",
       );
       await Deno.writeTextFile(program, changed);
-      const replayed = await runVerdict(["replay", session, "--home", home.path]);
+      const replayed = await runVerdictInProcess(["replay", session, "--home", home.path]);
       assert.equal(replayed.code, 1, replayed.stdout + replayed.stderr);
       assert.match(
         replayed.stdout,

@@ -4,6 +4,7 @@ import type { Results } from "../../../src/report/results.ts";
 import { openStore } from "../../../src/store/store.ts";
 import { containersLabelled, requireDocker } from "../../_docker.ts";
 import { runVerdict, scratchDir, verdictCommand } from "../../_verdict.ts";
+import { runVerdictInProcess } from "../../cli/_in_process.ts";
 
 // The cheapest task that shows a crash's cost: a busybox task whose tool call delivers a tick,
 // which must happen exactly once, and which passes only when its run was really resumed.
@@ -69,7 +70,7 @@ Deno.test("SIGKILL at each point of a step, then resume: the trial gets the unin
       "pass",
       `${point}: exactly one delivery and resumed: ${counter.reason}`,
     );
-    const verify = await runVerdict(["verify", run, "--home", home]);
+    const verify = await runVerdictInProcess(["verify", run, "--home", home]);
     assert.equal(verify.code, 0, `${point}: ${verify.stdout}`);
     assert.deepEqual(
       await containersLabelled(docker, `verdict.run=${run}`),

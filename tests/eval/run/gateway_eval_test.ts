@@ -12,6 +12,7 @@ import { openStore } from "../../../src/store/store.ts";
 import { fakeProvider, openAiReply } from "../../model/_fake_provider.ts";
 import { requireDocker } from "../../_docker.ts";
 import { type CliResult, runVerdict, scratchDir } from "../../_verdict.ts";
+import { runVerdictInProcess } from "../../cli/_in_process.ts";
 
 /** Calls the gateway until it refuses, ignoring the answers; prints the refusal and the count. */
 const KEEPS_CALLING = `import json, os, urllib.error, urllib.request
@@ -130,12 +131,12 @@ Deno.test("live mode: the upstream gets the real key, the container and the stat
   assert.deepEqual(await filesHolding(home.path, realKey), []);
   assert.deepEqual(await filesHolding(home.path, "sk-real"), []);
   assert(!(result.stdout + result.stderr).includes(realKey));
-  const verified = await runVerdict(["verify", run, "--home", home.path]);
+  const verified = await runVerdictInProcess(["verify", run, "--home", home.path]);
   assert.equal(verified.code, 0, verified.stdout + verified.stderr);
 
   // The run replays from its record alone: the upstream is gone, and no key is given.
   await upstream[Symbol.asyncDispose]();
-  const replayed = await runVerdict(["replay", run, "--home", home.path]);
+  const replayed = await runVerdictInProcess(["replay", run, "--home", home.path]);
   assert.equal(replayed.code, 0, replayed.stdout + replayed.stderr);
   assert.match(replayed.stdout, /identical \(1 identical, 0 diverged, 0 skipped\)/);
   assert.equal(upstream.received.length, 1);

@@ -10,6 +10,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { requireDocker } from "../../_docker.ts";
 import { copyTree, runVerdict, scratchDir } from "../../_verdict.ts";
+import { runVerdictInProcess } from "../../cli/_in_process.ts";
 
 const FIXTURES = "tests/fixtures/harbor";
 // A Python task and a system one: the controls' cheats are Harbor's own, the same on every task.
@@ -69,7 +70,12 @@ Deno.test("Harbor tasks: tasks check passes the honest ones (oracle reward 1, no
   }
 
   // The system task's whole-container seal, as `show` prints it: a tool, a setting, a deletion.
-  const shown = await runVerdict(["show", trials.get("system-tool")!.session, "--home", home.path]);
+  const shown = await runVerdictInProcess([
+    "show",
+    trials.get("system-tool")!.session,
+    "--home",
+    home.path,
+  ]);
   assert.equal(shown.code, 0, shown.stderr);
   assert.match(shown.stdout, /added usr\/local\/bin\/greet/);
   assert.match(shown.stdout, /added etc\/greet\.conf/);
@@ -77,9 +83,9 @@ Deno.test("Harbor tasks: tasks check passes the honest ones (oracle reward 1, no
   assert.doesNotMatch(shown.stdout, /docker-init|\/verdict\/|solution/);
   assert.equal(trials.get("system-tool")!.changed_paths, 3);
 
-  const stats = await runVerdict(["stats", oracleRun, "--home", home.path]);
+  const stats = await runVerdictInProcess(["stats", oracleRun, "--home", home.path]);
   assert.match(stats.stdout, /reward: mean 0\.6667 over 3/);
-  const verified = await runVerdict(["verify", oracleRun, "--home", home.path]);
+  const verified = await runVerdictInProcess(["verify", oracleRun, "--home", home.path]);
   assert.equal(verified.code, 0, verified.stdout + verified.stderr);
 });
 
@@ -201,7 +207,12 @@ Deno.test("Harbor tasks: the loop agent works in the image's WORKDIR as root, an
   ]);
   assert.equal(evaluated.code, 0, evaluated.stdout + evaluated.stderr);
   assert.match(evaluated.stdout, /2 of 2 trials: 2 passed/);
-  const replayed = await runVerdict(["replay", runIdOf(evaluated.stdout), "--home", home.path]);
+  const replayed = await runVerdictInProcess([
+    "replay",
+    runIdOf(evaluated.stdout),
+    "--home",
+    home.path,
+  ]);
   assert.equal(replayed.code, 0, replayed.stdout + replayed.stderr);
   assert.match(replayed.stdout, /identical \(2 identical, 0 diverged/);
 });

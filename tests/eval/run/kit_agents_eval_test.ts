@@ -15,6 +15,7 @@ import { join } from "node:path";
 import { requireDocker } from "../../_docker.ts";
 import { requireKits } from "../../_kits.ts";
 import { runVerdict, scratchDir } from "../../_verdict.ts";
+import { runVerdictInProcess } from "../../cli/_in_process.ts";
 
 interface TrialResult {
   task: string;
@@ -76,11 +77,11 @@ async function evalAndReplay(
     assert.deepEqual([trial.stop_reason, trial.verdict], ["completed", "pass"], trial.task);
     assert.ok(trial.steps >= 3 && trial.tool_calls >= 2 && trial.tokens.input > 0, trial.task);
   }
-  const verified = await runVerdict(["verify", run, "--home", home]);
+  const verified = await runVerdictInProcess(["verify", run, "--home", home]);
   assert.equal(verified.code, 0, verified.stdout + verified.stderr);
   const replayedTrials = trials.filter((trial) => (replayOnly ?? trial.task) === trial.task);
   const target = replayOnly === undefined ? run : replayedTrials[0].session;
-  const replayed = await runVerdict(["replay", target, "--home", home]);
+  const replayed = await runVerdictInProcess(["replay", target, "--home", home]);
   assert.equal(replayed.code, 0, replayed.stdout + replayed.stderr);
   assert.match(
     replayed.stdout,
@@ -103,13 +104,13 @@ Deno.test("Claude Code passes a bundled task, stops on a token budget, replays i
 
   // Its own transcript reads back as a trajectory: the commands it ran, and their output.
   const trial = (await trialsOf(home.path, run)).find((trial) => trial.task === "fix-slugify")!;
-  const shown = await runVerdict(["show", trial.session, "--home", home.path]);
+  const shown = await runVerdictInProcess(["show", trial.session, "--home", home.path]);
   assert.equal(shown.code, 0, shown.stderr);
   assert.match(shown.stdout, /messages call \(streamed\)/);
   assert.match(shown.stdout, /\$ find '\.' -maxdepth 3/);
 
   // Its statistics come from the gateway's record, as the loop's come from its own.
-  const stats = await runVerdict(["stats", run, "--home", home.path]);
+  const stats = await runVerdictInProcess(["stats", run, "--home", home.path]);
   assert.equal(stats.code, 0, stats.stderr);
   assert.match(stats.stdout, /1 of 2 passed/);
   assert.match(stats.stdout, /tokens median [1-9]\d*.*cost median \$0\.0*[1-9]/);
@@ -120,7 +121,7 @@ Deno.test("Claude Code passes a bundled task, stops on a token budget, replays i
     (await trialsOf(home.path, loopRun)).map((trial) => trial.verdict),
     ["pass", "pass"],
   );
-  const compared = await runVerdict(["compare", loopRun, run, "--home", home.path]);
+  const compared = await runVerdictInProcess(["compare", loopRun, run, "--home", home.path]);
   assert.equal(compared.code, 0, compared.stdout + compared.stderr);
   assert.match(compared.stdout, /2 paired trials, pass rate 100\.0% → 50\.0%/);
   assert.match(compared.stdout, /b \(pass→fail\) 1, c \(fail→pass\) 0/);

@@ -74,7 +74,7 @@ Deno.test("an OpenAI-compatible model solves a task, priced; --temperature --max
   });
   assert.deepEqual(await filesContaining(home.path, GATEWAY_TOKEN), []);
 
-  const replay = await runVerdict(["replay", run.id, "--home", home.path]);
+  const replay = await runVerdictInProcess(["replay", run.id, "--home", home.path]);
   assert.equal(replay.code, 0, replay.stdout + replay.stderr);
   assert.match(replay.stdout, /identical \(1 identical/);
 });

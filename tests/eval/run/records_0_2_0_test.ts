@@ -3,6 +3,7 @@ import { join } from "node:path";
 import type { Results } from "../../../src/report/results.ts";
 import { requireDocker } from "../../_docker.ts";
 import { copyTree, PROJECT_ROOT, runVerdict, scratchDir } from "../../_verdict.ts";
+import { runVerdictInProcess } from "../../cli/_in_process.ts";
 
 /**
  * A state folder recorded by verdict 0.2.0 before the trial became one line (issue 27), over
@@ -28,11 +29,11 @@ Deno.test("runs recorded by 0.2.0 before the trial line still verify, and the lo
   await using home = await scratchDir("records-0.2.0");
   await copyTree(join(PROJECT_ROOT, FIXTURE), home.path);
   for (const run of Object.values(RUNS)) {
-    const verified = await runVerdict(["verify", run, "--home", home.path]);
+    const verified = await runVerdictInProcess(["verify", run, "--home", home.path]);
     assert.equal(verified.code, 0, verified.stdout + verified.stderr);
     assert.match(verified.stdout, new RegExp(`run ${run} intact`));
   }
-  const replayed = await runVerdict(["replay", RUNS.loop, "--home", home.path]);
+  const replayed = await runVerdictInProcess(["replay", RUNS.loop, "--home", home.path]);
   assert.equal(replayed.code, 0, replayed.stdout + replayed.stderr);
   assert.equal(replayed.stdout.match(/: identical \(\d+ steps\)/g)?.length, 3, replayed.stdout);
 });

@@ -16,6 +16,7 @@ import {
 } from "../../model/_fake_provider.ts";
 import { requireDocker } from "../../_docker.ts";
 import { type CliResult, runVerdict, scratchDir } from "../../_verdict.ts";
+import { runVerdictInProcess } from "../../cli/_in_process.ts";
 
 const KEY = "sk-verdict-ECHO-7d3e91b0c2a4f865";
 const USER = "gateway-user";
@@ -146,11 +147,11 @@ async function assertReplayable(
   server: { received: Received[] },
 ): Promise<void> {
   const calls = server.received.length;
-  const replayed = await runVerdict(["replay", run, "--home", home]);
+  const replayed = await runVerdictInProcess(["replay", run, "--home", home]);
   assert.equal(replayed.code, 0, replayed.stderr);
   assert.match(replayed.stdout, /identical \(1 identical, 0 diverged, 0 skipped\)/);
   assert.equal(server.received.length, calls, "no request reached the provider");
-  const verified = await runVerdict(["verify", run, "--home", home]);
+  const verified = await runVerdictInProcess(["verify", run, "--home", home]);
   assert.equal(verified.code, 0, verified.stderr + verified.stdout);
 }
 

@@ -4,6 +4,7 @@ import { UsageError } from "../../../src/core/errors.ts";
 import { formatModelSpec, parseModelSpec } from "../../../src/model/model_spec.ts";
 import { requireDocker } from "../../_docker.ts";
 import { copyTree, PROJECT_ROOT, runVerdict, scratchDir } from "../../_verdict.ts";
+import { runVerdictInProcess } from "../../cli/_in_process.ts";
 
 const TASK = "tasks/shell-count-errors";
 
@@ -63,7 +64,7 @@ Deno.test("eval --model replay:RUN", async (t) => {
     assert.equal(after.end_state_root, before.end_state_root);
 
     // The replayed run replays in turn (its model is found again from the record).
-    const again = await runVerdict(["replay", results.run.id, "--home", home.path]);
+    const again = await runVerdictInProcess(["replay", results.run.id, "--home", home.path]);
     assert.equal(again.code, 0, again.stdout + again.stderr);
     assert.match(again.stdout, /identical/);
     // Resume rebuilds the same settings from the record (it refuses a run whose settings differ).

@@ -4,7 +4,8 @@ import { CorruptionError } from "../../../src/core/errors.ts";
 import { recordedChoices } from "../../../src/eval/setup/loop_choices.ts";
 import { runConfig } from "../../../src/eval/setup/run_identity.ts";
 import { openStore } from "../../../src/store/store.ts";
-import { copyTree, PROJECT_ROOT, runVerdict, scratchDir } from "../../_verdict.ts";
+import { copyTree, PROJECT_ROOT, scratchDir } from "../../_verdict.ts";
+import { runVerdictInProcess } from "../../cli/_in_process.ts";
 
 const RECORDS = join(PROJECT_ROOT, "tests/fixtures/records_0_1_0");
 
@@ -123,17 +124,17 @@ Deno.test("resume and compare of a run whose config lacks a field exit 1 naming 
   store.runs.create({ id: "def456", config: writtenConfig(), createdAt: 0 });
   store.runs.setStatus("abc123", "interrupted");
   store.close();
-  const resumed = await runVerdict(["resume", "abc123", "--home", home.path]);
+  const resumed = await runVerdictInProcess(["resume", "abc123", "--home", home.path]);
   assert.equal(resumed.code, 1, resumed.stdout + resumed.stderr);
   assert.match(resumed.stderr, /run abc123 \(config\), field concurrency: /);
   assert.doesNotMatch(resumed.stderr, /internal error|TypeError/);
-  const compared = await runVerdict(["compare", "def456", "abc123", "--home", home.path]);
+  const compared = await runVerdictInProcess(["compare", "def456", "abc123", "--home", home.path]);
   assert.equal(compared.code, 1, compared.stdout + compared.stderr);
   assert.match(compared.stderr, /run abc123 \(config\), field concurrency: /);
 });
 
 Deno.test("an unknown --agent is a usage error (exit 2) listing the registry's agents", async () => {
-  const result = await runVerdict(["eval", "--agent", "gpt", "tests/fixtures/check"]);
+  const result = await runVerdictInProcess(["eval", "--agent", "gpt", "tests/fixtures/check"]);
   assert.equal(result.code, 2, result.stdout + result.stderr);
   assert.match(
     result.stderr,

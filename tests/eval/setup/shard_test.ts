@@ -6,7 +6,8 @@ import assert from "node:assert/strict";
 import { CorruptionError, UsageError } from "../../../src/core/errors.ts";
 import { runConfig } from "../../../src/eval/setup/run_identity.ts";
 import { parseShard, type Shard, shardTaskIds, shardTasks } from "../../../src/eval/setup/shard.ts";
-import { runVerdict, scratchDir } from "../../_verdict.ts";
+import { scratchDir } from "../../_verdict.ts";
+import { runVerdictInProcess } from "../../cli/_in_process.ts";
 
 const IDS = Array.from({ length: 23 }, (_, n) => `task-${String((n * 7) % 23).padStart(2, "0")}`);
 
@@ -100,7 +101,7 @@ Deno.test("a recorded shard parses; a record without one (every record before --
 Deno.test("verdict eval --shard with a bad value exits 2 naming the flag and the fix, before running anything", async () => {
   await using home = await scratchDir("shard_flag");
   for (const bad of ["0/3", "4/3", "a/b"]) {
-    const result = await runVerdict([
+    const result = await runVerdictInProcess([
       "eval",
       "tests/fixtures/bench/trivial",
       "--agent",
