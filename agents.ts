@@ -39,6 +39,10 @@ export type {
 } from "./src/model/model.ts";
 export type { ProviderOptions, ReasoningEffort } from "./src/model/provider_options.ts";
 export { type RunCounters, ZERO_COUNTERS } from "./src/store/run_counters.ts";
-export { STOP_REASONS, type StopReason } from "./src/store/events/agent_events.ts";
+export {
+  type ProviderFailure,
+  STOP_REASONS,
+  type StopReason,
+} from "./src/store/events/agent_events.ts";
 export type { Usd } from "./src/core/money.ts";
 export type { Rng } from "./src/core/rng.ts";

@@ -8,11 +8,11 @@ import type { Rng } from "../core/rng.ts";
 import type { RunCounters } from "../store/run_counters.ts";
 import type { SandboxContainer } from "../engine/sandbox.ts";
 import type { CatalogueEvent } from "../store/event_catalogue.ts";
-import type { StopReason } from "../store/events/agent_events.ts";
+import type { ProviderFailure, StopReason } from "../store/events/agent_events.ts";
 import type { Task } from "../task/task.ts";
 
 // Why an agent stopped is listed once, with the events that record it.
-export type { StopReason };
+export type { ProviderFailure, StopReason };
 
 /**
  * What an agent gets to work with in its trial: the task, the trial's container with the
@@ -87,6 +87,8 @@ export interface AgentOutcome {
   tokens: { input: number; output: number };
   /** A line of detail for the report, such as an error message. */
   detail?: string;
+  /** The model calls its gateway's provider failed, when any did (installed agents). */
+  providerFailure?: ProviderFailure;
 }
 
 /** One of Verdict's own agents, which record their steps in the session's log. */

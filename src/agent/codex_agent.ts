@@ -3,8 +3,10 @@
  * `codex exec` (the prompt on stdin, approvals and its own sandbox bypassed: the trial's container
  * is the sandbox, a JSON-lines transcript on stdout) as the agent user. `OPENAI_BASE_URL` alone does not move it,
  * so a config in its own `CODEX_HOME` names the trial's gateway as a custom provider speaking the
- * Responses API, with one retry, no update check, no analytics or plugins, and no unbounded
- * connection retries (else an unreachable gateway is retried forever).
+ * Responses API, with no retries of its own (the gateway retries the upstream; Codex does not obey
+ * `x-should-retry: false`, and its retries would multiply the gateway's), no update check, no
+ * analytics or plugins, and no unbounded connection retries (else an unreachable gateway is
+ * retried forever).
  *
  * @module
  */
@@ -55,8 +57,8 @@ export function codexConfig(model: string | null): string {
     `base_url = "http://127.0.0.1:${GATEWAY_PORT}/v1"`,
     `env_key = "OPENAI_API_KEY"`,
     `wire_api = "responses"`,
-    "request_max_retries = 1",
-    "stream_max_retries = 1",
+    "request_max_retries = 0",
+    "stream_max_retries = 0",
     "",
     "[analytics]",
     "enabled = false",

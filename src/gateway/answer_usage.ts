@@ -61,8 +61,17 @@ export function answerUsage(format: WireFormat, contentType: string, body: strin
   }
 }
 
-/** The stream events that end a Responses stream, each carrying the final response. */
-const RESPONSE_ENDS: ReadonlySet<string> = new Set([
+/**
+ * The stream events that end a Responses stream, each carrying the final response.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { RESPONSE_ENDS } from "./answer_usage.ts";
+ * assert(RESPONSE_ENDS.has("response.completed"));
+ * ```
+ */
+export const RESPONSE_ENDS: ReadonlySet<string> = new Set([
   "response.completed",
   "response.incomplete",
   "response.failed",

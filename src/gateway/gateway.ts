@@ -47,6 +47,8 @@ export interface GatewayAnswer {
   body: string;
   /** Tokens the answer used, from its usage block; null when it has none (an error). */
   usage: Usage | null;
+  /** Headers sent with it besides its content type (not recorded). */
+  headers?: Readonly<Record<string, string>>;
 }
 
 /** Answers the calls of one trial: scripted, live (an upstream provider) or replay. */

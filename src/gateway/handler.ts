@@ -4,7 +4,8 @@
  * key, numbers the calls from 1, asks the backend, and hands each exchange to the trial's hook
  * before the agent sees the answer. Every refusal is an answer in the format's own error shape:
  * 404 for an unknown path, 405 for a method other than POST, 401 for a wrong or missing key, 400
- * naming the field for a malformed body, 502 when the backend fails.
+ * naming the field for a malformed body, 502 when the backend fails (with `x-should-retry:
+ * false`: the backend did the retrying).
  *
  * @module
  */
@@ -133,7 +134,10 @@ export function gatewayHandler(options: GatewayHandlerOptions): GatewayHandler {
       answer = await options.backend.answer(call, signal);
     } catch (error) {
       failure = error;
-      answer = codec.error(502, "upstream", `the model backend failed: ${describe(error)}`);
+      answer = {
+        ...codec.error(502, "upstream", `the model backend failed: ${describe(error)}`),
+        headers: NO_RETRY,
+      };
     }
     const replacement = await options.onExchange?.(call, answer, failure);
     return toResponse(replacement ?? answer);
@@ -178,10 +182,17 @@ function describe(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
+/**
+ * Sent with the answer to a call the backend failed: the backend has retried already (the live
+ * one, up to its limit), so a client must not multiply the attempts. Both official SDKs obey it.
+ */
+const NO_RETRY: Readonly<Record<string, string>> = { "x-should-retry": "false" };
+
 function toResponse(answer: GatewayAnswer): Response {
   return new Response(answer.body, {
     status: answer.status,
     headers: {
+      ...answer.headers,
       "content-type": answer.contentType,
       ...(answer.contentType === "text/event-stream" ? { "cache-control": "no-cache" } : {}),
     },

@@ -8,6 +8,7 @@
 import type { Usd } from "../core/money.ts";
 import { totalInput, type Usage } from "../model/model.ts";
 import { costOfUsage, type Price } from "../model/prices.ts";
+import type { ProviderFailure } from "../store/events/agent_events.ts";
 import type { RunCounters } from "../store/run_counters.ts";
 
 /** What the ledger has counted. */
@@ -63,6 +64,8 @@ export function callCost(price: Price | null, usage: Usage | null): Usd | null {
  * assert.deepEqual(ledger.totals.tokens, { input: 15, output: 2 });
  * assert.equal(ledger.totals.calls, 1);
  * assert.equal(ledger.counters.totalTokens, 17);
+ * ledger.providerFailed("openai endpoint unavailable after 5 attempts: HTTP 500: down");
+ * assert.equal(ledger.providerFailure?.calls, 1);
  * ```
  */
 export class GatewayLedger {
@@ -72,6 +75,7 @@ export class GatewayLedger {
   #output = 0;
   #cost: Usd | null;
   #stop: LedgerStop | null = null;
+  #providerFailure: ProviderFailure | null = null;
 
   /** A ledger that prices calls at `price` (null: the cost stays unknown). */
   constructor(price: Price | null) {
@@ -94,6 +98,20 @@ export class GatewayLedger {
   /** Records that a budget refused a call: the trial's stop reason is then `budget`. */
   refuse(detail: string): void {
     this.#stop ??= { reason: "budget", detail };
+  }
+
+  /**
+   * Counts a call its provider failed (unavailable past the retries, the key refused, an answer
+   * malformed or cut short); the first one's words are kept.
+   */
+  providerFailed(description: string): void {
+    const calls = (this.#providerFailure?.calls ?? 0) + 1;
+    this.#providerFailure = { calls, first: this.#providerFailure?.first ?? description };
+  }
+
+  /** The calls the provider failed, or null when none did. */
+  get providerFailure(): ProviderFailure | null {
+    return this.#providerFailure;
   }
 
   /** What has been counted so far. */

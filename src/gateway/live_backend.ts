@@ -9,16 +9,20 @@
  * 409, 429, 5xx, connection errors and attempts past `--request-timeout`, with backoff on the
  * injected clock and `Retry-After` honoured. When the retries run out the trial fails as
  * infrastructure (`ModelUnavailable`), never as the agent's fault. A 401 or 403 says Verdict's
- * key is refused, which the agent cannot fix (`ModelRejected`). Any other status (a 400 for a
- * request the provider will not take) is the agent's answer and reaches it as sent.
+ * key is refused, which the agent cannot fix (`ModelRejected`). A 2xx whose body is not a JSON
+ * object, or whose event stream stops before its end event, is the provider's failure too
+ * (`MalformedResponse`, not retried: the provider charged for it, as Verdict's loop does). Any
+ * other status (a 400 for a request the provider will not take) is the agent's answer and reaches
+ * it as sent.
  *
  * @module
  */
 import type { HttpDeps } from "../model/_http.ts";
 import { ANTHROPIC_VERSION } from "../model/anthropic.ts";
-import { ModelRejected, ModelUnavailable } from "../model/model_errors.ts";
+import { MalformedResponse, ModelRejected, ModelUnavailable } from "../model/model_errors.ts";
 import { headerSecrets } from "../model/provider_options.ts";
 import { redactText, urlCredentials } from "../model/redaction.ts";
+import { answerProblem } from "./answer_problem.ts";
 import { answerUsage } from "./answer_usage.ts";
 import type { GatewayAnswer, GatewayBackend, GatewayCall, WireFormat } from "./gateway.ts";
 import { WIRE_CODECS } from "./handler.ts";
@@ -130,10 +134,12 @@ export function liveBackend(upstream: LiveUpstream, http: HttpDeps): GatewayBack
       for (let attempt = 1;; attempt++) {
         const outcome = await sendOnce(url, headers, call, signal, http, redact);
         if ("answer" in outcome) {
-          const { status } = outcome.answer;
+          const { status, contentType, body } = outcome.answer;
           if (status === 401 || status === 403) {
-            throw new ModelRejected(upstream.provider, status, excerpt(outcome.answer.body));
+            throw new ModelRejected(upstream.provider, status, excerpt(body));
           }
+          const problem = status < 300 ? answerProblem(call.format, contentType, body) : null;
+          if (problem !== null) throw new MalformedResponse(upstream.provider, problem);
           return outcome.answer;
         }
         const { status, message } = outcome;

@@ -1,4 +1,6 @@
 import assert from "node:assert/strict";
+import Anthropic from "@anthropic-ai/sdk";
+import OpenAI from "openai";
 import { LogicalClock } from "../../src/core/clock.ts";
 import { InfrastructureError } from "../../src/core/errors.ts";
 import { SplitMix64 } from "../../src/core/rng.ts";
@@ -6,7 +8,11 @@ import { systemClock } from "../../src/core/system_clock.ts";
 import { gatewayHandler } from "../../src/gateway/handler.ts";
 import { liveBackend, type LiveUpstream } from "../../src/gateway/live_backend.ts";
 import { DEFAULT_RETRY, type HttpDeps } from "../../src/model/_http.ts";
-import { ModelRejected, ModelUnavailable } from "../../src/model/model_errors.ts";
+import {
+  MalformedResponse,
+  ModelRejected,
+  ModelUnavailable,
+} from "../../src/model/model_errors.ts";
 import { gatewayCall } from "./_calls.ts";
 
 const KEY = "sk-real-0123456789-SECRET";
@@ -224,4 +230,116 @@ Deno.test("live: the beta features Claude Code asks for (anthropic-beta) go upst
   const [received] = server.received;
   assert.equal(received.headers.get("anthropic-beta"), betas);
   assert.equal(received.body, body);
+});
+
+Deno.test("live: a 200 that is not JSON, and streams that stop before their end event, are the provider's failure and not retried", async () => {
+  const sse = (events: string) =>
+    new Response(events, { headers: { "content-type": "text/event-stream" } });
+  const cases: Array<[string, Response, "chat_completions" | "messages", boolean, RegExp]> = [
+    [
+      "malformed JSON",
+      new Response('{"choices": [', { headers: { "content-type": "application/json" } }),
+      "chat_completions",
+      false,
+      /malformed response from openai: the body is not JSON: \{"choices": \[/,
+    ],
+    [
+      "a chat stream without data: [DONE]",
+      sse('data: {"choices":[{"delta":{"content":"hi"}}]}\n\n'),
+      "chat_completions",
+      true,
+      /the event stream stopped before data: \[DONE\]/,
+    ],
+    [
+      "a messages stream without message_stop",
+      sse('event: message_start\ndata: {"type":"message_start","message":{}}\n\n'),
+      "messages",
+      true,
+      /the event stream stopped before message_stop/,
+    ],
+  ];
+  for (const [name, reply, format, stream, expected] of cases) {
+    await using server = upstream([() => reply]);
+    const target = format === "messages"
+      ? { ...openAi(server.url), provider: "anthropic" as const, baseUrl: server.url }
+      : openAi(server.url);
+    const error = await liveBackend(target, http()).answer(
+      gatewayCall(1, format, { model: "m", stream }, stream),
+      signal(),
+    ).then(() => undefined, (error) => error);
+    assert(error instanceof MalformedResponse, `${name}: ${error}`);
+    assert.match(error.message, expected, name);
+    assert.equal(
+      server.received.length,
+      1,
+      `${name} is not retried: it was answered, and paid for`,
+    );
+  }
+});
+
+Deno.test("live: a connection cut mid-stream is retried, then the provider is unavailable", async () => {
+  await using server = upstream([() => {
+    const body = new ReadableStream<Uint8Array>({
+      start(controller) {
+        controller.enqueue(new TextEncoder().encode('data: {"choices":[]}\n\n'));
+        controller.error(new Error("cut"));
+      },
+    });
+    return new Response(body, { headers: { "content-type": "text/event-stream" } });
+  }]);
+  const deps = { ...http(), retry: { ...DEFAULT_RETRY, maxAttempts: 2 } };
+  const error = await liveBackend(openAi(server.url), deps).answer(
+    gatewayCall(1, "chat_completions", { model: "m", stream: true }, true),
+    signal(),
+  ).then(() => undefined, (error) => error);
+  assert(error instanceof ModelUnavailable, String(error));
+  assert.match(error.message, /after 2 attempts: connection failed/);
+  assert.equal(server.received.length, 2);
+});
+
+Deno.test("a provider's failure reaches an official SDK as a 502 it does not retry: the upstream sees the gateway's attempts only", async () => {
+  await using server = upstream([
+    () => Response.json({ error: { message: "down" } }, { status: 500 }),
+  ]);
+  const retries = { ...DEFAULT_RETRY, maxAttempts: 2, baseDelayMs: 1, maxDelayMs: 1 };
+  for (const provider of ["openai", "anthropic"] as const) {
+    const failures: unknown[] = [];
+    const handler = gatewayHandler({
+      key: "dummy",
+      backend: liveBackend(
+        provider === "openai"
+          ? openAi(server.url)
+          : { ...openAi(server.url), provider, baseUrl: server.url },
+        { ...http(), clock: systemClock, retry: retries },
+      ),
+      onExchange: (_call, _answer, failure) => void failures.push(failure),
+    });
+    let served = 0;
+    await using gateway = Deno.serve(
+      { hostname: "127.0.0.1", port: 0, onListen() {} },
+      (request) => {
+        served++;
+        return handler(request);
+      },
+    );
+    const url = `http://127.0.0.1:${gateway.addr.port}`;
+    const before = server.received.length;
+    // The SDKs' own defaults: two retries of a 5xx, unless the answer says not to.
+    const error = await (provider === "openai"
+      ? new OpenAI({ apiKey: "dummy", baseURL: `${url}/v1` }).chat.completions.create({
+        model: "gpt-test",
+        messages: [{ role: "user", content: "hi" }],
+      })
+      : new Anthropic({ apiKey: "dummy", baseURL: url }).messages.create({
+        model: "claude-test",
+        max_tokens: 16,
+        messages: [{ role: "user", content: "hi" }],
+      })).then(() =>
+        undefined, (error) => error);
+    assert.equal((error as { status?: number })?.status, 502, `${provider}: ${error}`);
+    assert.match(String((error as Error).message), /HTTP 500/);
+    assert.equal(served, 1, `${provider}'s SDK did not retry`);
+    assert.equal(server.received.length - before, 2, "the gateway's two attempts, no more");
+    assert(failures[0] instanceof ModelUnavailable);
+  }
 });

@@ -7,6 +7,7 @@
  * @module
  */
 import type { HttpDeps } from "../../model/_http.ts";
+import { MalformedResponse, ModelRejected, ModelUnavailable } from "../../model/model_errors.ts";
 import type { Price } from "../../model/prices.ts";
 import { heuristicCounter } from "../../model/tokens.ts";
 import { budgetedBackend, gatewayBudget } from "../../gateway/budget.ts";
@@ -53,8 +54,9 @@ export function trialGateways(model: GatewayModel, price: Price | null): TrialGa
 
 /**
  * The gateway of each trial, around the backend `backendOf` makes for it: budgeted by the task's
- * limits, charged at `price`, every exchange recorded; `heard` also hears each exchange (with what
- * the backend threw, if it failed), after it is recorded.
+ * limits, charged at `price`, every exchange recorded, every call the provider failed counted
+ * (`GatewayLedger.providerFailed`); `heard` also hears each exchange (with what the backend threw,
+ * if it failed), after it is recorded.
  *
  * @example
  * ```ts
@@ -78,12 +80,19 @@ export function trialGatewaysFrom(
       key: trial.key,
       onExchange: (call, answer, failure) => {
         trial.record(recordExchange(call, answer, price));
+        if (isProviderFailure(failure)) ledger.providerFailed(failure.message);
         heard?.(call, answer, failure);
       },
     });
     // The trial's interrupt aborts a call under way.
     return { handler: (request) => handler(request, trial.signal), ledger };
   };
+}
+
+/** The upstream's failure, as the live backend throws it (not a trial interrupted, not a bug). */
+function isProviderFailure(failure: unknown): failure is Error {
+  return failure instanceof ModelUnavailable || failure instanceof ModelRejected ||
+    failure instanceof MalformedResponse;
 }
 
 async function backendFor(model: GatewayModel, trial: GatewayTrial): Promise<GatewayBackend> {

@@ -5,7 +5,7 @@
  *
  * @module
  */
-import type { AgentOutcome } from "../../agent/agent.ts";
+import type { AgentOutcome, ProviderFailure } from "../../agent/agent.ts";
 import { AgentStartError, InfrastructureError } from "../../core/errors.ts";
 import { usdToNumber } from "../../core/money.ts";
 import type { Grade, ScriptRun } from "../../grading/grade.ts";
@@ -44,6 +44,7 @@ export function outcomePayload(outcome: AgentOutcome): EventPayload<typeof EVENT
     detail: outcome.detail ?? null,
     counters: { ...counters, cost_usd: costUsd === null ? null : costUsd.toString() },
     tokens: outcome.tokens,
+    ...(outcome.providerFailure ? { provider_failure: outcome.providerFailure } : {}),
   };
 }
 
@@ -70,6 +71,36 @@ export function outcomeFromPayload(
     ...(payload.detail === null ? {} : { detail: payload.detail }),
     tokens: payload.tokens,
     counters: { ...counters, costUsd: cost_usd === null ? null : BigInt(cost_usd) },
+    ...(payload.provider_failure ? { providerFailure: payload.provider_failure } : {}),
+  };
+}
+
+/**
+ * The grade of a trial whose provider failed some of its agent's model calls: a failure is then
+ * the provider's (`infrastructure_error`, the provider's words in the reason), unless the grade
+ * caught tampering, which is the agent's whatever else went wrong; a pass stays a pass.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { withProviderFailure } from "./trial_payloads.ts";
+ * const failed = {
+ *   verdict: "fail" as const, bucket: "agent_failure" as const, reason: "tests failed",
+ *   checks: [], requirements: [], success: null, canary: null,
+ * };
+ * const graded = withProviderFailure(failed, { calls: 1, first: "openai endpoint unavailable after 5 attempts: HTTP 500: down" });
+ * assert.equal(graded.bucket, "infrastructure_error");
+ * assert.match(graded.reason, /^the model provider failed 1 call: .*HTTP 500.*; tests failed$/);
+ * ```
+ */
+export function withProviderFailure(graded: Grade, failure: ProviderFailure | undefined): Grade {
+  if (failure === undefined || graded.verdict === "pass") return graded;
+  if (graded.reason.startsWith("tampering")) return graded;
+  const calls = `${failure.calls} call${failure.calls === 1 ? "" : "s"}`;
+  return {
+    ...graded,
+    bucket: "infrastructure_error",
+    reason: `the model provider failed ${calls}: ${failure.first}; ${graded.reason}`,
   };
 }
 

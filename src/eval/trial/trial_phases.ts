@@ -23,7 +23,7 @@ import { chainedSummary } from "../../store/run_table.ts";
 import type { TrialRecord } from "../../store/trial_record.ts";
 import { diffSnapshots, loadSnapshot, storeSnapshot } from "../../workspace/snapshot.ts";
 import { type AgentContainerSetup, openTrialGateway } from "./trial_gateway.ts";
-import { gradePayload, outcomePayload } from "./trial_payloads.ts";
+import { gradePayload, outcomePayload, withProviderFailure } from "./trial_payloads.ts";
 import type { Sealed } from "./trial_plan.ts";
 import type { TrialScope } from "./trial_scope.ts";
 
@@ -217,16 +217,19 @@ export async function gradeEndState(
   const grader = await begun.grader;
   const canaryGrader = await begun.canaryGrader;
   await deps.crash?.("grading", 0, scope.resumed);
-  const graded = await staged.kind.grade({
-    staged,
-    blobs: deps.store.blobs,
-    final: sealed.final,
-    outcome,
-    grader,
-    canaryGrader,
-    deps,
-    installed: scope.installed !== undefined,
-  });
+  const graded = withProviderFailure(
+    await staged.kind.grade({
+      staged,
+      blobs: deps.store.blobs,
+      final: sealed.final,
+      outcome,
+      grader,
+      canaryGrader,
+      deps,
+      installed: scope.installed !== undefined,
+    }),
+    outcome.providerFailure,
+  );
   scope.record([event(EVENT.gradingFinished, gradePayload(graded))]);
   return graded;
 }
@@ -255,15 +258,17 @@ async function agentSurroundings(
 
 /**
  * An installed agent's outcome with what its gateway counted: its model calls are its steps, their
- * tokens and cost are its own, and a budget the gateway enforced is why it stopped.
+ * tokens and cost are its own, a budget the gateway enforced is why it stopped, and the calls its
+ * provider failed go with it to grading.
  */
 function withGatewayAccount(outcome: AgentOutcome, ledger: GatewayLedger): AgentOutcome {
-  const stop = ledger.stop;
+  const { stop, providerFailure } = ledger;
   return {
     ...outcome,
     stopReason: stop ? stop.reason : outcome.stopReason,
     ...(stop ? { detail: stop.detail } : {}),
     tokens: ledger.totals.tokens,
     counters: { ...outcome.counters, ...ledger.counters },
+    ...(providerFailure ? { providerFailure } : {}),
   };
 }

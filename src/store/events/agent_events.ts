@@ -31,6 +31,24 @@ export const STOP_REASONS = [
 /** Why an agent stopped: one of {@linkcode STOP_REASONS}. */
 export type StopReason = (typeof STOP_REASONS)[number];
 
+/**
+ * The model calls of an installed agent that its provider failed (unavailable past the retries,
+ * the key refused, an answer malformed or cut short), as its gateway counted them.
+ */
+export interface ProviderFailure {
+  /** How many calls. */
+  calls: number;
+  /** The first one's failure, in words (the upstream's status in it). */
+  first: string;
+}
+
+const PROVIDER_FAILURE = z.object({
+  /** How many calls. */
+  calls: COUNT,
+  /** The first one's failure, in words. */
+  first: z.string(),
+});
+
 const TRANSCRIPT_STEP = z.discriminatedUnion("type", [
   z.object({
     /** The agent said something (text to the user, not a tool call). */
@@ -164,5 +182,10 @@ export const AGENT_EVENTS = {
      * went through `docker exec` from then on); absent when it did not.
      */
     exec_channel_lost: z.string().optional(),
+    /**
+     * The calls its gateway's provider failed, when any did: a trial that then fails is the
+     * provider's (`infrastructure_error`), not the agent's. Absent when none did.
+     */
+    provider_failure: PROVIDER_FAILURE.optional(),
   }).describe("The agent stopped: enough to rebuild its outcome on resume."),
 };
