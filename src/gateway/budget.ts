@@ -1,17 +1,18 @@
 /**
- * Budgets enforced at the gateway: once a trial has used its tokens (`max_total_tokens`), its
- * money (`max_cost_usd`, when priced) or its model calls, the next call is refused with an error
- * in the call's wire format, and the ledger records `budget` as the trial's stop reason. A limit
- * is checked when a call arrives, against what the calls before it used: the gateway cannot know
- * what a call will use before it is answered, so the call that crosses a limit is answered and
- * the one after it is refused.
+ * Budgets enforced at the gateway, so that no client can pass them: each call reserves the most
+ * it could use before it goes out (its input's upper bound plus an output cap lowered to what is
+ * left), so calls made at once cannot overrun a budget together; a call that cannot fit even a
+ * short answer is refused with an error in its wire format, and the ledger records `budget` as the
+ * trial's stop reason. `max_total_tokens`, `max_cost_usd` (when priced) and a cap on model calls.
  *
  * @module
  */
-import { formatUsd, type Usd, usd } from "../core/money.ts";
-import type { GatewayBackend } from "./gateway.ts";
+import { costOf, formatUsd, type Usd, usd } from "../core/money.ts";
+import type { GatewayBackend, GatewayCall } from "./gateway.ts";
+import { type AnsweredInput, answeredInput, inputBound } from "./input_bound.ts";
+import { requestedOutputCap } from "./_output_cap.ts";
 import { WIRE_CODECS } from "./handler.ts";
-import type { GatewayLedger, LedgerTotals } from "./ledger.ts";
+import type { GatewayLedger } from "./ledger.ts";
 
 /** What a trial's agent may spend through its gateway. */
 export interface GatewayBudget {
@@ -52,54 +53,67 @@ export function gatewayBudget(
 }
 
 /**
- * Which budget is spent, in words, or null while every one has room.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { budgetSpent } from "./budget.ts";
- * const budget = { maxTotalTokens: 100, maxCostUsd: 0n, maxCalls: 5 };
- * const totals = { calls: 1, tokens: { input: 90, output: 20 }, totalTokens: 110, costUsd: null };
- * assert.match(budgetSpent(budget, totals)!, /max_total_tokens 100/);
- * ```
+ * The fewest output tokens a call is let through with: a budget that cannot afford that many
+ * after the call's input refuses the call instead of cutting an answer to nothing.
  */
-export function budgetSpent(budget: GatewayBudget, totals: LedgerTotals): string | null {
-  if (totals.totalTokens >= budget.maxTotalTokens) {
-    return `max_total_tokens ${budget.maxTotalTokens} reached (${totals.totalTokens} tokens used)`;
-  }
-  if (totals.costUsd !== null && totals.costUsd >= budget.maxCostUsd) {
-    return `max_cost_usd ${formatUsd(budget.maxCostUsd)} reached ` +
-      `($${formatUsd(totals.costUsd)} spent)`;
-  }
-  if (totals.calls >= budget.maxCalls) {
-    return `the cap of ${budget.maxCalls} model calls reached`;
-  }
-  return null;
+export const MIN_ANSWER_TOKENS = 128;
+
+/**
+ * The output cap reserved, and sent upstream, for a call that asks for none (Chat Completions and
+ * Responses let a client leave it to the provider, whose default can be the model's whole output
+ * window): Claude Code's own default, so that one uncapped call cannot hold a whole budget.
+ */
+export const UNASKED_OUTPUT_CAP = 32_000;
+
+/** What the calls under way have reserved. */
+interface InFlight {
+  calls: number;
+  tokens: number;
+  cost: Usd;
+}
+
+/** A call let through: with the output cap it may use, and what it reserved. */
+interface Admitted {
+  call: GatewayCall;
+  tokens: number;
+  cost: Usd;
 }
 
 /**
- * A backend that answers within a budget: each call is refused once a budget is spent, otherwise
- * answered by `backend` and charged to `ledger`.
+ * A backend that answers within a budget, whatever the client asks for and however many calls it
+ * makes at once. Each call reserves its worst case before it goes out: an upper bound of its
+ * input (`input_bound.ts`) plus its output cap, in tokens and,
+ * when priced, in dollars (input at the dearer of the input and cache-write prices). The cap is
+ * lowered to what the budget still affords after every call answered and every call under way
+ * (`GatewayCall.outputCap`, which the live backend sends upstream); a call is refused, in its wire
+ * format, when not even {@linkcode MIN_ANSWER_TOKENS} fit, or when answered and pending calls
+ * reach the cap on calls. An answered call is charged its real usage and its reservation released.
  *
  * @example
  * ```ts
  * import assert from "node:assert/strict";
  * import { budgetedBackend } from "./budget.ts";
  * import { GatewayLedger } from "./ledger.ts";
+ * const seen: (number | undefined)[] = [];
  * const backend = budgetedBackend({
  *   spec: "fixed",
- *   answer: () => Promise.resolve({
- *     status: 200, contentType: "application/json", body: "{}",
- *     usage: { input: 60, cachedInput: 0, output: 60 },
- *   }),
- * }, new GatewayLedger(null), { maxTotalTokens: 100, maxCostUsd: 0n, maxCalls: 10 });
+ *   answer: (call) => {
+ *     seen.push(call.outputCap);
+ *     return Promise.resolve({
+ *       status: 200, contentType: "application/json", body: "{}",
+ *       usage: { input: 400, cachedInput: 0, output: 100 },
+ *     });
+ *   },
+ * }, new GatewayLedger(null), { maxTotalTokens: 1000, maxCostUsd: 0n, maxCalls: 10 });
  * const call = {
- *   number: 1, format: "chat_completions" as const, stream: false, model: "m", body: "{}",
- *   request: { system: "", messages: [], tools: [], maxOutputTokens: 1 },
+ *   number: 1, format: "messages" as const, stream: false, model: "m", body: '{"max_tokens":32000}',
+ *   request: { system: "", messages: [], tools: [], maxOutputTokens: 32000 },
  * };
  * const signal = new AbortController().signal;
  * assert.equal((await backend.answer(call, signal)).status, 200);
- * assert.equal((await backend.answer({ ...call, number: 2 }, signal)).status, 400);
+ * assert.deepEqual(seen, [1000 - call.body.length]); // the cap lowered to what is left
+ * assert.equal((await backend.answer({ ...call, number: 2 }, signal)).status, 200);
+ * assert.equal((await backend.answer({ ...call, number: 3 }, signal)).status, 400); // 500 left
  * ```
  */
 export function budgetedBackend(
@@ -107,21 +121,81 @@ export function budgetedBackend(
   ledger: GatewayLedger,
   budget: GatewayBudget,
 ): GatewayBackend {
+  const inFlight: InFlight = { calls: 0, tokens: 0, cost: 0n };
+  let last: AnsweredInput | null = null;
   return {
     spec: backend.spec,
     async answer(call, signal) {
-      const spent = budgetSpent(budget, ledger.totals);
-      if (spent !== null) {
-        ledger.refuse(spent);
+      const admitted = admit(call, inputBound(call, last), budget, ledger, inFlight);
+      if (typeof admitted === "string") {
+        ledger.refuse(admitted);
         return WIRE_CODECS[call.format].error(
           BUDGET_REFUSAL_STATUS,
           "invalid_request",
-          `this trial's budget is spent: ${spent}; Verdict answers no more model calls`,
+          `this trial's budget refuses the call: ${admitted}; Verdict answers no more model calls`,
         );
       }
-      const answer = await backend.answer(call, signal);
-      ledger.charge(answer.usage);
-      return answer;
+      inFlight.calls++;
+      inFlight.tokens += admitted.tokens;
+      inFlight.cost += admitted.cost;
+      try {
+        const answer = await backend.answer(admitted.call, signal);
+        ledger.charge(answer.usage);
+        if (answer.usage !== null) last = answeredInput(call, answer.usage);
+        return answer;
+      } finally {
+        inFlight.calls--;
+        inFlight.tokens -= admitted.tokens;
+        inFlight.cost -= admitted.cost;
+      }
     },
   };
+}
+
+/** The call with the cap the budget affords and what it reserves, or why it is refused. */
+function admit(
+  call: GatewayCall,
+  input: number,
+  budget: GatewayBudget,
+  ledger: GatewayLedger,
+  inFlight: InFlight,
+): Admitted | string {
+  const { totals, price } = ledger;
+  if (totals.calls + inFlight.calls >= budget.maxCalls) {
+    const pending = inFlight.calls > 0 ? ` (${inFlight.calls} of them under way)` : "";
+    return `the cap of ${budget.maxCalls} model calls reached${pending}`;
+  }
+  const asked = requestedOutputCap(call.format, call.body);
+  const tokensLeft = budget.maxTotalTokens - totals.totalTokens - inFlight.tokens;
+  const byTokens = tokensLeft - input;
+  let byCost = Number.MAX_SAFE_INTEGER;
+  let inputCost = 0n;
+  if (price !== null && totals.costUsd !== null) {
+    inputCost = costOf(input, price.input > price.cacheWrite ? price.input : price.cacheWrite);
+    const costLeft = budget.maxCostUsd - totals.costUsd - inFlight.cost - inputCost;
+    if (costLeft < 0n) byCost = -1;
+    else if (price.output > 0n) {
+      byCost = Number(bigMin((costLeft * 1_000_000n) / price.output, BigInt(byCost)));
+    }
+  }
+  const cap = Math.min(asked ?? UNASKED_OUTPUT_CAP, byTokens, byCost);
+  if (cap < MIN_ANSWER_TOKENS) {
+    return byCost < byTokens
+      ? `max_cost_usd ${formatUsd(budget.maxCostUsd)} cannot afford another call ` +
+        `($${formatUsd(totals.costUsd ?? 0n)} spent, $${formatUsd(inFlight.cost)} held by calls ` +
+        `under way, up to $${formatUsd(inputCost)} for its input of up to ${input} tokens)`
+      : `max_total_tokens ${budget.maxTotalTokens} cannot afford another call ` +
+        `(${totals.totalTokens} tokens used, ${inFlight.tokens} held by calls under way, up to ` +
+        `${input} for its input and ${MIN_ANSWER_TOKENS} for an answer)`;
+  }
+  const lowered = asked === null || cap < asked ? { outputCap: cap } : {};
+  return {
+    call: { ...call, ...lowered },
+    tokens: input + cap,
+    cost: price === null ? 0n : inputCost + costOf(cap, price.output),
+  };
+}
+
+function bigMin(a: bigint, b: bigint): bigint {
+  return a < b ? a : b;
 }

@@ -35,6 +35,12 @@ export interface GatewayCall {
   betas?: string;
   /** The request read into Verdict's own form (messages, tools, system prompt, output budget). */
   request: ModelRequest;
+  /**
+   * The most output tokens the trial's budget affords this call, when that is less than the agent
+   * asked for or it asked for no cap: the live backend sends this cap upstream instead. Absent
+   * when the agent's own cap fits.
+   */
+  outputCap?: number;
 }
 
 /** What answers a call: an HTTP answer in the call's wire format, as the agent receives it. */

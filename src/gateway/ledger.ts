@@ -114,6 +114,11 @@ export class GatewayLedger {
     return this.#providerFailure;
   }
 
+  /** The price calls are charged at, or null when unpriced. */
+  get price(): Price | null {
+    return this.#price;
+  }
+
   /** What has been counted so far. */
   get totals(): LedgerTotals {
     return {

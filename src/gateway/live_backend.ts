@@ -1,6 +1,7 @@
 /**
- * The live backend: the agent's request body goes unchanged to the upstream provider with the
- * real key in its header (the agent only ever holds the trial's dummy key) and, for Anthropic,
+ * The live backend: the agent's request body goes to the upstream provider with the
+ * real key in its header (unchanged, but for a lower output cap where the trial's budget affords
+ * less, and a Chat Completions stream asked for its usage, which is taken out of the answer again) (the agent only ever holds the trial's dummy key) and, for Anthropic,
  * the beta features the agent asked for (`anthropic-beta`), and the upstream's
  * status, content type and body come back to the agent, a stream read whole first. The real key
  * is redacted from every answer and every error message.
@@ -23,6 +24,7 @@ import { MalformedResponse, ModelRejected, ModelUnavailable } from "../model/mod
 import { headerSecrets } from "../model/provider_options.ts";
 import { redactText, urlCredentials } from "../model/redaction.ts";
 import { answerProblem } from "./answer_problem.ts";
+import { upstreamBody, withoutUsageChunks } from "./_output_cap.ts";
 import { answerUsage } from "./answer_usage.ts";
 import type { GatewayAnswer, GatewayBackend, GatewayCall, WireFormat } from "./gateway.ts";
 import { WIRE_CODECS } from "./handler.ts";
@@ -130,9 +132,13 @@ export function liveBackend(upstream: LiveUpstream, http: HttpDeps): GatewayBack
       if (upstream.provider === "anthropic" && betas.length > 0) {
         headers["anthropic-beta"] = betas.join(",");
       }
+      // Every call is metered: a Chat Completions stream that did not ask for its usage is made
+      // to, and the usage is taken out of what the agent receives.
+      const askUsage = call.format === "chat_completions" && call.stream && !call.streamUsage;
+      const sent = upstreamBody(call.format, call.body, { cap: call.outputCap, askUsage });
       const started = http.clock.monotonic();
       for (let attempt = 1;; attempt++) {
-        const outcome = await sendOnce(url, headers, call, signal, http, redact);
+        const outcome = await sendOnce(url, headers, { ...call, body: sent }, signal, http, redact);
         if ("answer" in outcome) {
           const { status, contentType, body } = outcome.answer;
           if (status === 401 || status === 403) {
@@ -140,7 +146,7 @@ export function liveBackend(upstream: LiveUpstream, http: HttpDeps): GatewayBack
           }
           const problem = status < 300 ? answerProblem(call.format, contentType, body) : null;
           if (problem !== null) throw new MalformedResponse(upstream.provider, problem);
-          return outcome.answer;
+          return askUsage ? { ...outcome.answer, body: withoutUsageChunks(body) } : outcome.answer;
         }
         const { status, message } = outcome;
         const backoff = Math.min(

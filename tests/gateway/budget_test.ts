@@ -1,56 +1,136 @@
 import assert from "node:assert/strict";
-import { formatUsd } from "../../src/core/money.ts";
+import { formatUsd, usd } from "../../src/core/money.ts";
 import { budgetedBackend, gatewayBudget } from "../../src/gateway/budget.ts";
-import type { GatewayBackend } from "../../src/gateway/gateway.ts";
+import type { GatewayBackend, GatewayCall } from "../../src/gateway/gateway.ts";
+import { CONTINUATION_MARGIN } from "../../src/gateway/input_bound.ts";
 import { GatewayLedger, type LedgerStop } from "../../src/gateway/ledger.ts";
 import { SCRIPTED_PRICE } from "../../src/model/prices.ts";
 import { gatewayCall, okAnswer } from "./_calls.ts";
 
 const signal = new AbortController().signal;
 
-/** A backend that answers every call with `input` and `output` tokens and counts its calls. */
-function counting(input: number, output: number): GatewayBackend & { calls: number } {
+/**
+ * A backend that answers every call with `input` tokens and `output` tokens, or the call's cap when
+ * that is lower (as a provider honours `max_tokens`), after `delayMs`; it counts its calls and the
+ * most that were under way at once.
+ */
+function counting(input: number, output: number, delayMs = 0) {
   const backend = {
     spec: "fixed",
     calls: 0,
-    answer: () => {
+    caps: [] as (number | undefined)[],
+    underWay: 0,
+    mostAtOnce: 0,
+    answer: async (call: GatewayCall) => {
       backend.calls++;
-      return Promise.resolve(okAnswer(input, output));
+      backend.caps.push(call.outputCap);
+      backend.mostAtOnce = Math.max(backend.mostAtOnce, ++backend.underWay);
+      if (delayMs > 0) await new Promise((resolve) => setTimeout(resolve, delayMs));
+      backend.underWay--;
+      return okAnswer(input, Math.min(output, call.outputCap ?? output));
     },
   };
-  return backend;
+  return backend satisfies GatewayBackend;
 }
 
 const LIMITS = { max_steps: 30, max_total_tokens: 1000, max_cost_usd: 0.5 };
 
-Deno.test("a token budget: the call after the one that reaches it is refused in the agent's format; the stop reason is budget", async () => {
-  const backend = counting(300, 100);
+Deno.test("a token budget: a call is answered while its input's bound and a short answer fit, then refused in the agent's format; the stop reason is budget", async () => {
+  const backend = counting(100, 100);
   const ledger = new GatewayLedger(null);
   const gateway = budgetedBackend(backend, ledger, gatewayBudget(LIMITS));
-  const body = { model: "gpt-4o", messages: [] };
+  const body = { model: "gpt-4o", messages: [{ role: "user", content: "x".repeat(400) }] };
+  const size = JSON.stringify(body).length; // at most this many tokens: none is under a byte
   for (let number = 1; number <= 3; number++) {
     assert.equal(
       (await gateway.answer(gatewayCall(number, "chat_completions", body), signal)).status,
       200,
     );
   }
+  // No cap asked: each is sent with what the budget affords then. The first reserves its body's
+  // bytes for its input; the next two go on its conversation: its 100 tokens and a margin.
+  const continued = 100 + CONTINUATION_MARGIN;
+  assert.deepEqual(backend.caps, [1000 - size, 800 - continued, 600 - continued]);
   assert(ledger.stop === null, "no stop before a budget is reached");
   const refused = await gateway.answer(gatewayCall(4, "chat_completions", body), signal);
   assert.equal(refused.status, 400);
   assert.equal(refused.usage, null);
   const error = JSON.parse(refused.body).error;
   assert.equal(error.type, "invalid_request_error");
-  assert.match(error.message, /max_total_tokens 1000 reached \(1200 tokens used\)/);
+  assert.equal(
+    error.message,
+    "this trial's budget refuses the call: max_total_tokens 1000 cannot afford another call (600 " +
+      `tokens used, 0 held by calls under way, up to ${continued} for its input and 128 for an ` +
+      "answer); Verdict answers no more model calls",
+  );
   assert.equal(backend.calls, 3, "a refused call never reaches the backend");
   const stop = ledger.stop as LedgerStop | null; // the refusal changed it
   assert.equal(stop?.reason, "budget");
   assert.match(stop.detail, /max_total_tokens/);
   assert.deepEqual(ledger.totals, {
     calls: 3,
-    tokens: { input: 900, output: 300 },
-    totalTokens: 1200,
+    tokens: { input: 300, output: 300 },
+    totalTokens: 600,
     costUsd: null,
   });
+});
+
+Deno.test("30 calls at once against a cap of 10 calls: 10 are answered, the rest refused", async () => {
+  const backend = counting(10, 10, 20);
+  const ledger = new GatewayLedger(null);
+  const gateway = budgetedBackend(backend, ledger, {
+    ...gatewayBudget({ ...LIMITS, max_total_tokens: 10_000_000 }),
+    maxCalls: 10,
+  });
+  const answers = await Promise.all(
+    Array.from(
+      { length: 30 },
+      (_, index) =>
+        gateway.answer(gatewayCall(index + 1, "chat_completions", { model: "m" }), signal),
+    ),
+  );
+  assert.equal(answers.filter((answer) => answer.status === 200).length, 10);
+  assert.equal(backend.calls, 10);
+  assert.equal(backend.mostAtOnce, 10, "the ten were under way together");
+  assert.match(
+    JSON.parse(answers[29].body).error.message,
+    /cap of 10 model calls reached \(10 of them under way\)/,
+  );
+});
+
+Deno.test("a $0.50 budget is never passed by calls made at once, each asking for 32,000 output tokens", async () => {
+  // SCRIPTED_PRICE: $1 per million input, $4 per million output. Each call would use $0.128.
+  const backend = counting(2_000, 32_000, 20);
+  const ledger = new GatewayLedger(SCRIPTED_PRICE);
+  const limits = { max_steps: 100, max_total_tokens: 10_000_000, max_cost_usd: 0.5 };
+  const gateway = budgetedBackend(backend, ledger, gatewayBudget(limits));
+  const body = { model: "claude", max_tokens: 32_000, system: "x".repeat(2_000), messages: [] };
+  const answers = await Promise.all(
+    Array.from(
+      { length: 30 },
+      (_, index) => gateway.answer(gatewayCall(index + 1, "messages", body), signal),
+    ),
+  );
+  const answered = answers.filter((answer) => answer.status === 200).length;
+  assert(answered > 1 && answered < 30, `${answered} answered`);
+  assert(ledger.totals.costUsd! <= usd("0.5"), formatUsd(ledger.totals.costUsd!));
+  assert.equal(ledger.stop?.reason, "budget");
+  assert.match(ledger.stop.detail, /^max_cost_usd 0\.500000 cannot afford another call/);
+  // The first three fit whole; the fourth gets what is left.
+  assert.deepEqual(backend.caps.slice(0, 3), [undefined, undefined, undefined]);
+  assert(backend.caps[3]! < 32_000 && backend.caps[3]! >= 128, String(backend.caps[3]));
+});
+
+Deno.test("a large input and Claude Code's 32,000-token cap admit more than one call under $0.50", async () => {
+  const backend = counting(15_000, 500);
+  const ledger = new GatewayLedger(SCRIPTED_PRICE);
+  const limits = { max_steps: 100, max_total_tokens: 10_000_000, max_cost_usd: 0.5 };
+  const gateway = budgetedBackend(backend, ledger, gatewayBudget(limits));
+  const body = { model: "claude", max_tokens: 32_000, system: "x".repeat(60_000), messages: [] };
+  for (let number = 1; number <= 3; number++) {
+    assert.equal((await gateway.answer(gatewayCall(number, "messages", body), signal)).status, 200);
+  }
+  assert.deepEqual(backend.caps, [undefined, undefined, undefined], "the cap as asked");
 });
 
 Deno.test("a Messages agent gets Anthropic's error shape", async () => {
@@ -69,24 +149,26 @@ Deno.test("a Messages agent gets Anthropic's error shape", async () => {
 });
 
 Deno.test("a cost budget, when priced; unpriced, only tokens and calls count", async () => {
-  // SCRIPTED_PRICE: $1 per million input, $4 per million output.
+  // SCRIPTED_PRICE: $1 per million input, $4 per million output: each call uses $0.20 here, and
+  // reserves a little more (its input's bound is its body's bytes).
   const limits = { max_steps: 100, max_total_tokens: 10_000_000, max_cost_usd: 0.5 };
   const priced = new GatewayLedger(SCRIPTED_PRICE);
-  const gateway = budgetedBackend(counting(200_000, 50_000), priced, gatewayBudget(limits));
-  const call = (number: number) => gatewayCall(number, "responses", { model: "m" });
-  assert.equal((await gateway.answer(call(1), signal)).status, 200); // $0.40
-  assert.equal((await gateway.answer(call(2), signal)).status, 200); // $0.80 in all
-  const refused = await gateway.answer(call(3), signal);
+  const gateway = budgetedBackend(counting(100_000, 25_000), priced, gatewayBudget(limits));
+  const body = { model: "m", max_output_tokens: 25_000, input: "x".repeat(100_000) };
+  const call = (number: number) => gatewayCall(number, "responses", body);
+  assert.equal((await gateway.answer(call(1), signal)).status, 200);
+  assert.equal((await gateway.answer(call(2), signal)).status, 200);
+  assert.equal(formatUsd(priced.totals.costUsd!), "0.400000");
+  const refused = await gateway.answer(call(3), signal); // $0.10 left: not its input's bound
   assert.equal(refused.status, 400);
   assert.match(
     JSON.parse(refused.body).error.message,
-    /max_cost_usd 0\.500000 reached \(\$0\.800000 spent\)/,
+    /max_cost_usd 0\.500000 cannot afford another call \(\$0\.400000 spent, \$0\.000000 held by calls under way, up to \$0\.100\d+ for its input of up to 100\d+ tokens\)/,
   );
-  assert.equal(formatUsd(priced.totals.costUsd!), "0.800000");
 
   const unpriced = new GatewayLedger(null);
-  const free = budgetedBackend(counting(200_000, 50_000), unpriced, gatewayBudget(limits));
-  for (let number = 1; number <= 3; number++) {
+  const free = budgetedBackend(counting(100_000, 25_000), unpriced, gatewayBudget(limits));
+  for (let number = 1; number <= 4; number++) {
     assert.equal((await free.answer(call(number), signal)).status, 200);
   }
   assert.equal(unpriced.stop, null);

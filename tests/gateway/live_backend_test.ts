@@ -343,3 +343,40 @@ Deno.test("a provider's failure reaches an official SDK as a 502 it does not ret
     assert(failures[0] instanceof ModelUnavailable);
   }
 });
+
+Deno.test("live: a Chat Completions stream that did not ask for usage is metered exactly, and the agent gets the stream it asked for; a budget's cap goes upstream", async () => {
+  const chunk = (data: unknown) => `data: ${JSON.stringify(data)}\n\n`;
+  const usage = {
+    prompt_tokens: 42,
+    completion_tokens: 7,
+    prompt_tokens_details: { cached_tokens: 2 },
+  };
+  await using server = upstream([(request) => {
+    const asked = JSON.parse(request.body).stream_options?.include_usage === true;
+    const stream = chunk({
+      choices: [{ index: 0, delta: { content: "hi" } }],
+      ...(asked ? { usage: null } : {}),
+    }) +
+      (asked ? chunk({ choices: [], usage }) : "") + "data: [DONE]\n\n";
+    return new Response(stream, { headers: { "content-type": "text/event-stream" } });
+  }]);
+  const call = {
+    ...gatewayCall(
+      1,
+      "chat_completions",
+      { model: "gpt-test", stream: true, max_tokens: 9000 },
+      true,
+    ),
+    outputCap: 700,
+  };
+  const answer = await liveBackend(openAi(server.url), http()).answer(call, signal());
+  const sent = JSON.parse(server.received[0].body);
+  assert.deepEqual(sent.stream_options, { include_usage: true });
+  assert.equal(sent.max_tokens, 700, "the budget's cap, in the field the agent used");
+  assert.deepEqual(answer.usage, { input: 40, cachedInput: 2, output: 7 });
+  assert.equal(
+    answer.body,
+    'data: {"choices":[{"index":0,"delta":{"content":"hi"}}]}\n\ndata: [DONE]\n\n',
+    "no usage in the stream the agent did not ask it of",
+  );
+});

@@ -117,12 +117,15 @@ Deno.test("live mode: the upstream gets the real key, the container and the stat
   assert(!agentCmd.payload.stderr.includes("sk-real"), agentCmd.payload.stderr);
 
   // The exchange is in the chain: the request as the agent sent it (the body, its own `model`
-  // included, reaches the upstream unchanged), the answer with its usage.
+  // included, reaches the upstream unchanged but for the output cap the budget holds for it: the
+  // agent asked for none), the answer with its usage.
   const [call] = all(events, EVENT.gatewayCall);
   const [answer] = all(events, EVENT.gatewayAnswer);
   assert.equal(call.payload.model, upstream.received[0].body.model);
   assert.equal(call.payload.format, "chat_completions");
-  assert.deepEqual(JSON.parse(call.payload.body), upstream.received[0].body);
+  const { max_completion_tokens: cap, ...forwarded } = upstream.received[0].body;
+  assert.deepEqual(JSON.parse(call.payload.body), forwarded);
+  assert.equal(cap, 32_000);
   assert.equal(answer.payload.status, 200);
   // Usage as the project counts it: input excludes the cached part, the trial's tokens include it.
   assert.deepEqual(answer.payload.usage, { input: 60, cachedInput: 40, output: 20 });
@@ -173,11 +176,16 @@ Deno.test("a token budget stops a cmd agent that keeps calling: the next call ge
   // The token budget (3000) bites long before the cap of model calls (max_steps 100).
   assert.match(
     stdout,
-    new RegExp(`^call ${answered + 1} refused: HTTP 400: .*max_total_tokens 3000 reached`, "m"),
+    new RegExp(
+      `^call ${answered + 1} refused: HTTP 400: .*max_total_tokens 3000 cannot afford another call`,
+      "m",
+    ),
   );
   assert(answered > 1 && answered < 100, stdout);
   assert.equal(trial.steps, answered);
-  assert(trial.tokens.input + trial.tokens.output >= 3000, JSON.stringify(trial.tokens));
+  // Each call held its worst case until answered, so the budget was never passed.
+  const used = trial.tokens.input + trial.tokens.output;
+  assert(used > 1000 && used <= 3000, JSON.stringify(trial.tokens));
   const answers = all(events, EVENT.gatewayAnswer).map((event) => event.payload.status);
   assert.deepEqual(answers, [...Array(answered).fill(200), 400]);
 });

@@ -1,0 +1,88 @@
+/**
+ * An upper bound of the input tokens a call can be charged, before it is sent: what a budget
+ * reserves for its input. No token is shorter than a byte, so a body's bytes bound its tokens;
+ * and a call that goes on the conversation of an answered one (the same system prompt and tools,
+ * that call's messages first) is bounded tighter by that call's real input plus the bytes its body
+ * grew by, with a margin for the turn markers around the new messages. An agent whose requests
+ * are large (Claude Code sends about 50 KB of system prompt and tools, about 10,000 tokens) so
+ * reserves close to what it uses from its second call on, not four times as much.
+ *
+ * @module
+ */
+import type { Usage } from "../model/model.ts";
+import { totalInput } from "../model/model.ts";
+import type { GatewayCall } from "./gateway.ts";
+
+/** What an answered call leaves for bounding the next: its request, its size, its real input. */
+export interface AnsweredInput {
+  /** The system prompt and the tools, as one key. */
+  frame: string;
+  /** Each message, as JSON. */
+  messages: string[];
+  /** The body's bytes. */
+  bytes: number;
+  /** The input tokens it was charged. */
+  tokens: number;
+}
+
+/** Tokens allowed for the turn markers and the token boundaries of a continued conversation. */
+export const CONTINUATION_MARGIN = 256;
+
+/**
+ * The input bound of `call`, given the last answered call (or null).
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { answeredInput, inputBound } from "./input_bound.ts";
+ * const call = (messages: string[]) => {
+ *   const request = { system: "s", tools: [], maxOutputTokens: 10,
+ *     messages: messages.map((content) => ({ role: "user" as const, content })) };
+ *   return { number: 1, format: "messages" as const, stream: false, model: "m",
+ *     body: JSON.stringify(request), request };
+ * };
+ * const first = call(["x".repeat(4000)]);
+ * assert.equal(inputBound(first, null), first.body.length);
+ * const answered = answeredInput(first, { input: 1000, cachedInput: 0, output: 5 });
+ * const next = call(["x".repeat(4000), "y"]);
+ * assert.equal(inputBound(next, answered), 1000 + (next.body.length - first.body.length) + 256);
+ * ```
+ */
+export function inputBound(call: GatewayCall, last: AnsweredInput | null): number {
+  const bytes = byteLength(call.body);
+  if (last === null || frameOf(call) !== last.frame) return bytes;
+  const messages = call.request.messages.map((message) => JSON.stringify(message));
+  const continued = messages.length >= last.messages.length &&
+    last.messages.every((message, index) => message === messages[index]);
+  if (!continued) return bytes;
+  return Math.min(bytes, last.tokens + Math.max(0, bytes - last.bytes) + CONTINUATION_MARGIN);
+}
+
+/**
+ * What an answered call leaves for bounding the next.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { answeredInput } from "./input_bound.ts";
+ * const request = { system: "", messages: [], tools: [], maxOutputTokens: 1 };
+ * const call = { number: 1, format: "messages" as const, stream: false, model: "m", body: "{}", request };
+ * assert.equal(answeredInput(call, { input: 3, cachedInput: 4, output: 1 }).tokens, 7);
+ * ```
+ */
+export function answeredInput(call: GatewayCall, usage: Usage): AnsweredInput {
+  return {
+    frame: frameOf(call),
+    messages: call.request.messages.map((message) => JSON.stringify(message)),
+    bytes: byteLength(call.body),
+    tokens: totalInput(usage),
+  };
+}
+
+function frameOf(call: GatewayCall): string {
+  return JSON.stringify([call.request.system, call.request.tools]);
+}
+
+function byteLength(text: string): number {
+  return new TextEncoder().encode(text).byteLength;
+}
