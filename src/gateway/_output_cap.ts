@@ -23,7 +23,22 @@ type Json = Record<string, unknown>;
  * ```
  */
 export function requestedOutputCap(format: WireFormat, body: string): number | null {
-  const root = parsedObject(body);
+  return outputCapOf(format, parsedObject(body));
+}
+
+/**
+ * The cap a parsed body asks for, or null when it names none.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { outputCapOf } from "./_output_cap.ts";
+ * assert.equal(outputCapOf("responses", { max_output_tokens: 900 }), 900);
+ * assert.equal(outputCapOf("chat_completions", { max_tokens: 50 }), 50);
+ * ```
+ */
+export function outputCapOf(format: WireFormat, parsed: unknown): number | null {
+  const root = isObject(parsed) ? parsed : null;
   const value = root?.[capField(format, root)];
   return typeof value === "number" && Number.isSafeInteger(value) ? value : null;
 }

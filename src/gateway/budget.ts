@@ -129,11 +129,14 @@ export function budgetedBackend(
       const admitted = admit(call, inputBound(call, last), budget, ledger, inFlight);
       if (typeof admitted === "string") {
         ledger.refuse(admitted);
-        return WIRE_CODECS[call.format].error(
-          BUDGET_REFUSAL_STATUS,
-          "invalid_request",
-          `this trial's budget refuses the call: ${admitted}; Verdict answers no more model calls`,
-        );
+        return {
+          ...WIRE_CODECS[call.format].error(
+            BUDGET_REFUSAL_STATUS,
+            "invalid_request",
+            `this trial's budget refuses the call: ${admitted}; Verdict answers no more model calls`,
+          ),
+          refusal: true,
+        };
       }
       inFlight.calls++;
       inFlight.tokens += admitted.tokens;
@@ -165,7 +168,9 @@ function admit(
     const pending = inFlight.calls > 0 ? ` (${inFlight.calls} of them under way)` : "";
     return `the cap of ${budget.maxCalls} model calls reached${pending}`;
   }
-  const asked = requestedOutputCap(call.format, call.body);
+  const asked = call.askedOutputCap !== undefined
+    ? call.askedOutputCap
+    : requestedOutputCap(call.format, call.body);
   const tokensLeft = budget.maxTotalTokens - totals.totalTokens - inFlight.tokens;
   const byTokens = tokensLeft - input;
   let byCost = Number.MAX_SAFE_INTEGER;

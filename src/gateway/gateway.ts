@@ -36,6 +36,11 @@ export interface GatewayCall {
   /** The request read into Verdict's own form (messages, tools, system prompt, output budget). */
   request: ModelRequest;
   /**
+   * The output cap the agent asked for, null when it asked for none; absent when not read yet (a
+   * budget then reads it from the body).
+   */
+  askedOutputCap?: number | null;
+  /**
    * The most output tokens the trial's budget affords this call, when that is less than the agent
    * asked for or it asked for no cap: the live backend sends this cap upstream instead. Absent
    * when the agent's own cap fits.
@@ -55,6 +60,11 @@ export interface GatewayAnswer {
   usage: Usage | null;
   /** Headers sent with it besides its content type (not recorded). */
   headers?: Readonly<Record<string, string>>;
+  /**
+   * Set on a refusal the gateway made itself (a budget): the call is then recorded by its body's
+   * hash and size with a bounded excerpt, not whole, since no model ever saw it.
+   */
+  refusal?: true;
 }
 
 /** Answers the calls of one trial: scripted, live (an upstream provider) or replay. */

@@ -15,6 +15,7 @@ import { messages } from "./messages.ts";
 import { responses } from "./responses.ts";
 import type { WireCodec } from "./wire_codec.ts";
 import { WireRequestError } from "./_wire_fields.ts";
+import { outputCapOf } from "./_output_cap.ts";
 
 /** The paths the gateway answers, and their formats. */
 export const GATEWAY_ROUTES: Readonly<Record<string, WireCodec>> = {
@@ -110,8 +111,11 @@ export function gatewayHandler(options: GatewayHandlerOptions): GatewayHandler {
       );
     }
     let read;
+    let askedOutputCap;
     try {
-      read = codec.read(JSON.parse(body));
+      const parsed = JSON.parse(body);
+      read = codec.read(parsed);
+      askedOutputCap = outputCapOf(codec.format, parsed);
     } catch (error) {
       const field = error instanceof WireRequestError ? error.field : "body";
       const message = error instanceof WireRequestError ? error.message : "body is not valid JSON";
@@ -126,6 +130,7 @@ export function gatewayHandler(options: GatewayHandlerOptions): GatewayHandler {
       model: read.model,
       body,
       request: read.request,
+      askedOutputCap,
       ...(betas ? { betas } : {}),
     };
     let answer: GatewayAnswer;

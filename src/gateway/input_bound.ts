@@ -9,6 +9,7 @@
  *
  * @module
  */
+import { utf8Length } from "../core/utf8_length.ts";
 import type { Usage } from "../model/model.ts";
 import { totalInput } from "../model/model.ts";
 import type { GatewayCall } from "./gateway.ts";
@@ -49,7 +50,7 @@ export const CONTINUATION_MARGIN = 256;
  * ```
  */
 export function inputBound(call: GatewayCall, last: AnsweredInput | null): number {
-  const bytes = byteLength(call.body);
+  const bytes = utf8Length(call.body);
   if (last === null || frameOf(call) !== last.frame) return bytes;
   const messages = call.request.messages.map((message) => JSON.stringify(message));
   const continued = messages.length >= last.messages.length &&
@@ -74,15 +75,11 @@ export function answeredInput(call: GatewayCall, usage: Usage): AnsweredInput {
   return {
     frame: frameOf(call),
     messages: call.request.messages.map((message) => JSON.stringify(message)),
-    bytes: byteLength(call.body),
+    bytes: utf8Length(call.body),
     tokens: totalInput(usage),
   };
 }
 
 function frameOf(call: GatewayCall): string {
   return JSON.stringify([call.request.system, call.request.tools]);
-}
-
-function byteLength(text: string): number {
-  return new TextEncoder().encode(text).byteLength;
 }

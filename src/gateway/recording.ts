@@ -1,12 +1,15 @@
 /**
  * A gateway exchange as events of the trial's log: `gateway.call` (the request body as the agent
- * sent it) and `gateway.answer` (the answer as the agent received it, its tokens and cost). The
+ * sent it; for a call the gateway refused, its hash, size and start) and `gateway.answer` (the
+ * answer as the agent received it, its tokens and cost). The
  * bodies are payload fields, so the event log keeps a large one in the blob store and chains its
  * hash, and `verify` re-hashes it with every other blob the log references.
  *
  * @module
  */
+import { sha256Hex } from "../core/hash.ts";
 import { formatUsd } from "../core/money.ts";
+import { utf8Length } from "../core/utf8_length.ts";
 import type { Expect, Same } from "../core/same_type.ts";
 import {
   all,
@@ -54,7 +57,7 @@ export function recordExchange(
       format: call.format,
       stream: call.stream,
       model: call.model,
-      body: call.body,
+      ...(answer.refusal ? refusedBody(call.body) : { body: call.body }),
     }),
     event(EVENT.gatewayAnswer, {
       number: call.number,
@@ -65,6 +68,25 @@ export function recordExchange(
       cost_usd: cost === null ? null : formatUsd(cost, 12),
     }),
   ];
+}
+
+/** How much of a refused call's body the record keeps, in characters. */
+export const REFUSED_BODY_EXCERPT = 1024;
+
+/**
+ * A refused call's body as the record keeps it: its hash and size, and its start. An agent that
+ * keeps sending large calls past its budget grows the record by a few hundred bytes a call.
+ */
+function refusedBody(body: string): { body: string; body_sha256: string; body_bytes: number } {
+  // A copy, not a slice: V8 keeps a slice's whole parent alive, and this one may be megabytes.
+  const excerpt = new TextDecoder().decode(
+    new TextEncoder().encode(body.slice(0, REFUSED_BODY_EXCERPT)),
+  );
+  return {
+    body: excerpt,
+    body_sha256: sha256Hex(body),
+    body_bytes: utf8Length(body),
+  };
 }
 
 /** One recorded exchange, as read back from a log. */

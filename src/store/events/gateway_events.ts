@@ -5,7 +5,7 @@
  * @module
  */
 import { z } from "zod";
-import { COUNT, USAGE } from "./_fields.ts";
+import { COUNT, HASH, USAGE } from "./_fields.ts";
 
 /** The gateway's events: kind → payload schema. */
 export const GATEWAY_EVENTS = {
@@ -18,9 +18,19 @@ export const GATEWAY_EVENTS = {
     stream: z.boolean(),
     /** The model the agent named. */
     model: z.string(),
-    /** The request body exactly as the agent sent it (a blob when large, as any payload field). */
+    /**
+     * The request body exactly as the agent sent it (a blob when large, as any payload field); for
+     * a call the gateway refused (`body_sha256` present), only its first 1,024 characters.
+     */
     body: z.string(),
-  }).describe("A model call an agent made through the gateway: the request body as sent."),
+    /** A refused call's body: its SHA-256, hex. Absent when `body` is whole. */
+    body_sha256: HASH.optional(),
+    /** A refused call's body: its size in bytes. Absent when `body` is whole. */
+    body_bytes: COUNT.optional(),
+  }).describe(
+    "A model call an agent made through the gateway: the request body as sent, or for a call " +
+      "the gateway refused, its hash, size and first 1,024 characters.",
+  ),
 
   "gateway.answer": z.object({
     /** The call's number. */
