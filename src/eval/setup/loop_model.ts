@@ -77,18 +77,19 @@ function providerModel(
 ): LoopModel {
   const openai = provider === "openai";
   const options = choices.providerOptions ?? {};
-  const apiKey = choices.env(openai ? "OPENAI_API_KEY" : "ANTHROPIC_API_KEY") ?? "";
-  if (!openai && apiKey === "" && !choices.forReplay) {
-    throw new UsageError(`${model} needs an API key: set ANTHROPIC_API_KEY`);
-  }
-  const baseUrl = choices.baseUrl ??
-    choices.env(openai ? "OPENAI_BASE_URL" : "ANTHROPIC_BASE_URL") ??
-    (openai ? OPENAI_DEFAULT_BASE_URL : ANTHROPIC_DEFAULT_BASE_URL);
-  if (!/^https?:\/\/[^/]/.test(baseUrl)) {
+  const keyName = openai ? "OPENAI_API_KEY" : "ANTHROPIC_API_KEY";
+  const apiKey = choices.env(keyName) ?? "";
+  const given = choices.baseUrl ?? choices.env(openai ? "OPENAI_BASE_URL" : "ANTHROPIC_BASE_URL");
+  // A server of one's own may take no key; the providers' own endpoints always do.
+  if (apiKey === "" && !choices.forReplay && (!openai || given === undefined)) {
     throw new UsageError(
-      `base URL '${withoutCredentials(baseUrl)}' must start with http:// or https://`,
+      `${model} needs an API key: set ${keyName}` +
+        (openai ? " (or point --base-url at a server of your own that takes none)" : ""),
     );
   }
+  const baseUrl = given === undefined
+    ? (openai ? OPENAI_DEFAULT_BASE_URL : ANTHROPIC_DEFAULT_BASE_URL)
+    : normalizedBaseUrl(provider, given);
   const headers = options.headers ?? {};
   const retry = retryPolicy(options.retries);
   const requestTimeoutMs = choices.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
@@ -113,6 +114,37 @@ function providerModel(
       return Promise.resolve(openai ? openAiModel(upstream, http) : anthropicModel(upstream, http));
     },
   };
+}
+
+/**
+ * A base URL as the provider's client needs it, or a usage error naming the fix: an OpenAI URL
+ * with no path gets `/v1` (where every OpenAI-compatible server serves), an Anthropic one loses a
+ * trailing `/v1` (its client adds `/v1/messages`).
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { normalizedBaseUrl } from "./loop_model.ts";
+ * assert.equal(normalizedBaseUrl("openai", "http://127.0.0.1:8000"), "http://127.0.0.1:8000/v1");
+ * assert.equal(normalizedBaseUrl("openai", "http://h/api/v1/"), "http://h/api/v1/");
+ * assert.equal(normalizedBaseUrl("anthropic", "https://h/v1/"), "https://h");
+ * ```
+ * @throws {UsageError} when it is not an http(s) URL.
+ */
+export function normalizedBaseUrl(provider: "openai" | "anthropic", url: string): string {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    parsed = new URL("invalid:");
+  }
+  if (!/^https?:$/.test(parsed.protocol) || !/^https?:\/\/[^/]/.test(url)) {
+    throw new UsageError(
+      `base URL '${withoutCredentials(url)}' must start with http:// or https://`,
+    );
+  }
+  if (provider === "anthropic") return url.replace(/\/v1\/*$/, "");
+  return parsed.pathname === "/" && parsed.search === "" ? `${url.replace(/\/+$/, "")}/v1` : url;
 }
 
 /**

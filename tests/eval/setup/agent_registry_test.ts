@@ -18,12 +18,12 @@ import { scratchDir } from "../../_verdict.ts";
 const CLAUDE_PINNED = kitRecipe("claude-code")!.defaultVersion;
 const CODEX_PINNED = kitRecipe("codex")!.defaultVersion;
 
-/** The loop's setup for `model`, as `eval` assembles it (the scripted model needs no key). */
+/** The loop's setup for `model`, as `eval` assembles it, with a provider's key set. */
 const loop = (model: string, home: string) => () =>
   setupLoopAgent({
     model,
     noCost: true,
-    env: () => undefined,
+    env: (name) => name.endsWith("_API_KEY") ? "sk-test" : undefined,
     clock: new LogicalClock({ start: 0, tick: 1 }),
     home,
   }, []);
