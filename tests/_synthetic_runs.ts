@@ -18,7 +18,12 @@ export async function writeRun(
   home: string,
   id: string,
   trials: SyntheticTrial[],
-  config: { suite_digest?: string; repeat?: number } = {},
+  config: {
+    suite_digest?: string;
+    repeat?: number;
+    agent?: string;
+    agent_needs?: { model: boolean; solutions: boolean; gateway?: boolean };
+  } = {},
 ): Promise<void> {
   await Deno.mkdir(join(home, "runs"), { recursive: true });
   const store = openStore(join(home, "verdict.db"));
@@ -26,8 +31,9 @@ export async function writeRun(
   store.runs.create({
     id,
     config: {
-      agent: "loop",
+      agent: config.agent ?? "loop",
       model: "scripted",
+      ...(config.agent_needs ? { agent_needs: config.agent_needs } : {}),
       seed: 0,
       repeat: config.repeat ?? Math.max(...trials.map(([, repeat]) => repeat)) + 1,
       tasks,

@@ -83,6 +83,13 @@ export function loadReplaySource(
   return withStore(path, (store) => {
     const { run, session } = resolveSource(store, id, flag);
     const config = runConfig(run);
+    if (config.agent_needs.gateway) {
+      throw new UsageError(
+        `${flag}: run ${run.id} used the installed agent ${config.agent}, whose model calls went ` +
+          `through its gateway; --model replay: answers Verdict's own loop only. To run that ` +
+          `agent again against its record, use 'verdict replay ${run.id}'`,
+      );
+    }
     if (!config.agent_needs.model || config.model === null) {
       throw new UsageError(
         `${flag}: run ${run.id} used the ${config.agent} agent, which recorded no model ` +

@@ -1,7 +1,10 @@
 import assert from "node:assert/strict";
 import { join, relative } from "node:path";
 import { UsageError } from "../../../src/core/errors.ts";
+import { loadReplaySource } from "../../../src/eval/setup/replay_model.ts";
 import { formatModelSpec, parseModelSpec } from "../../../src/model/model_spec.ts";
+import { loadTask } from "../../../src/task/load_task.ts";
+import { writeRun } from "../../_synthetic_runs.ts";
 import { requireDocker } from "../../_docker.ts";
 import { copyTree, PROJECT_ROOT, runVerdict, scratchDir } from "../../_verdict.ts";
 import { runVerdictInProcess } from "../../cli/_in_process.ts";
@@ -162,4 +165,20 @@ Deno.test("replay: specs take a run or session id (or prefix), and nothing else"
       bad,
     );
   }
+});
+
+Deno.test("--model replay: of an installed agent's run is refused, naming verdict replay", async () => {
+  await using home = await scratchDir("replay-installed");
+  await writeRun(home.path, "cc0123456789", [["fix-slugify", 0, "pass"]], {
+    agent: "claude-code@2.1.300",
+    agent_needs: { model: true, solutions: false, gateway: true },
+  });
+  const task = await loadTask(join(PROJECT_ROOT, "tasks/fix-slugify"));
+  assert.throws(
+    () => loadReplaySource(home.path, "cc0123456789", [task], 1),
+    (error: Error) =>
+      error instanceof UsageError &&
+      /run cc0123456789 used the installed agent claude-code@2\.1\.300, whose model calls went through its gateway; .*use 'verdict replay cc0123456789'/
+        .test(error.message),
+  );
 });
