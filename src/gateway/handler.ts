@@ -5,7 +5,8 @@
  * before the agent sees the answer. Every refusal is an answer in the format's own error shape:
  * 404 for an unknown path, 405 for a method other than POST, 401 for a wrong or missing key, 400
  * naming the field for a malformed body, 502 when the backend fails (with `x-should-retry:
- * false`: the backend did the retrying).
+ * false`: the backend did the retrying), 503 once the trial no longer accepts calls (its agent
+ * stopped).
  *
  * @module
  */
@@ -50,6 +51,11 @@ export interface GatewayHandlerOptions {
   key: string;
   /** Hears each exchange (to record it); its returned answer, if any, replaces the backend's. */
   onExchange?: ExchangeHook;
+  /**
+   * Whether calls are still answered; once false, each call is refused (503 in its format, not
+   * numbered, not heard). Default: always.
+   */
+  accepting?: () => boolean;
 }
 
 /**
@@ -98,6 +104,17 @@ export function gatewayHandler(options: GatewayHandlerOptions): GatewayHandler {
     if (presentedKey(codec, request.headers) !== options.key) {
       await request.body?.cancel();
       return toResponse(codec.error(401, "authentication", "invalid or missing API key"));
+    }
+    if (options.accepting?.() === false) {
+      await request.body?.cancel();
+      return toResponse({
+        ...codec.error(
+          503,
+          "upstream",
+          "the agent has stopped: this gateway answers no more calls",
+        ),
+        headers: NO_RETRY,
+      });
     }
     const body = await boundedText(request, MAX_REQUEST_BYTES);
     if (body === null) {

@@ -76,6 +76,7 @@ export class GatewayLedger {
   #cost: Usd | null;
   #stop: LedgerStop | null = null;
   #providerFailure: ProviderFailure | null = null;
+  #closed = false;
 
   /** A ledger that prices calls at `price` (null: the cost stays unknown). */
   constructor(price: Price | null) {
@@ -112,6 +113,19 @@ export class GatewayLedger {
   /** The calls the provider failed, or null when none did. */
   get providerFailure(): ProviderFailure | null {
     return this.#providerFailure;
+  }
+
+  /**
+   * The agent has stopped: its gateway answers no more calls (a process it left behind gets a
+   * refusal, and nothing of it is recorded).
+   */
+  close(): void {
+    this.#closed = true;
+  }
+
+  /** Whether the agent has stopped. */
+  get closed(): boolean {
+    return this.#closed;
   }
 
   /** The price calls are charged at, or null when unpriced. */

@@ -78,6 +78,7 @@ export function trialGatewaysFrom(
     const handler = gatewayHandler({
       backend,
       key: trial.key,
+      accepting: () => !ledger.closed,
       onExchange: (call, answer, failure) => {
         trial.record(recordExchange(call, answer, price));
         if (isProviderFailure(failure)) ledger.providerFailed(failure.message);

@@ -170,6 +170,8 @@ export async function workAgent(
     resumed: run.resumed,
     signal: deps.signal,
   });
+  // The trial ends when the agent does: what it left behind may not call its model any more.
+  ledger?.close();
   const outcome = ledger ? withGatewayAccount(ran, ledger) : ran;
   const lost = container.channelLost;
   scope.record([event(EVENT.agentStopped, {

@@ -4,6 +4,8 @@
  * gateway's environment and the agent's files; all of it goes with the trial.
  */
 import { GatewayLedger } from "../../../src/gateway/ledger.ts";
+import type { GatewayHandler } from "../../../src/gateway/handler.ts";
+import { trialGateways } from "../../../src/eval/setup/gateway_setup.ts";
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { cmdAgent } from "../../../src/agent/cmd_agent.ts";
@@ -24,7 +26,7 @@ import { trialScope } from "../../../src/eval/trial/trial_scope.ts";
 import { MemorySandbox, type SandboxOperation } from "../../../src/engine/memory_sandbox.ts";
 import type { ContainerSpec } from "../../../src/engine/sandbox.ts";
 import { storeSnapshot } from "../../../src/workspace/snapshot.ts";
-import { EVENT, last } from "../../../src/store/event_catalogue.ts";
+import { all, EVENT, last } from "../../../src/store/event_catalogue.ts";
 import { openStore } from "../../../src/store/store.ts";
 import { loadTask } from "../../../src/task/load_task.ts";
 import { PROJECT_ROOT } from "../../_verdict.ts";
@@ -184,4 +186,42 @@ Deno.test("resuming an installed agent's trial removes its old sidecar and start
   );
   assert.equal(record.stop_reason, "completed");
   await scope.removeAll();
+});
+
+Deno.test("the gateway stops answering when the agent stops: a call made after it (a process it left) is refused and not recorded", async () => {
+  let gateway: { handler: GatewayHandler; key: string } | undefined;
+  const call = (content: string) =>
+    gateway!.handler(
+      new Request("http://gateway/v1/chat/completions", {
+        method: "POST",
+        headers: { authorization: `Bearer ${gateway!.key}` },
+        body: JSON.stringify({ model: "m", messages: [{ role: "user", content }] }),
+      }),
+    );
+  const statuses: number[] = [];
+  const fx = await fixture({
+    exec: async ({ script }) => {
+      if (script.includes("run.sh")) statuses.push((await call("while the agent works")).status);
+    },
+    // The seal stops the agent's container: a daemon's call lands between the agent and the seal.
+    fault: async (operation) => {
+      if (operation.op === "stop" && statuses.length === 1) {
+        const late = await call("after the agent stopped");
+        statuses.push(late.status);
+        assert.match(await late.text(), /the agent has stopped/);
+      }
+    },
+  });
+  const gateways = trialGateways({ kind: "scripted", faults: 0 }, null);
+  fx.deps.gateway = async (trial) => {
+    const opened = await gateways(trial);
+    gateway = { handler: opened.handler, key: trial.key };
+    return opened;
+  };
+  const { record, cleanup } = await runTrial(fx.plan, fx.deps);
+  await cleanup;
+  assert.deepEqual(statuses, [200, 503], record.reason);
+  const events = fx.store.events.read("s1");
+  assert.equal(all(events, EVENT.gatewayCall).length, 1, "the late call is not in the record");
+  assert.equal(record.steps, 1);
 });
