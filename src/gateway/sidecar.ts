@@ -26,13 +26,19 @@ export const SOCKET_MOUNT_POINT = "/verdict/gateway";
 export const SIDECAR_ROLE = "gateway";
 
 // Binds first, then forks: the parent's exit 0 means the port listens. The child leaves the
-// exec's session and output, and relays each connection in both directions until each side ends.
-const FORWARDER = `import os, socket, sys, threading
+// exec's session and output, and relays every connection in both directions in one thread (a
+// selector, with a bounded buffer per direction), so that many connections at once cost no
+// threads: the sidecar's pids limit (256) stopped a thread-per-direction relay at about 128. It
+// raises its open-file limit to the hard one, and a failed accept or connect drops that connection
+// only.
+const FORWARDER = `import os, resource, selectors, socket, sys
 port, path = int(sys.argv[1]), sys.argv[2]
+_, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
 server = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
 server.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
 server.bind(("127.0.0.1", port))
-server.listen(128)
+server.listen(1024)
 if os.fork():
     print("listening", flush=True)
     os._exit(0)
@@ -40,36 +46,92 @@ os.setsid()
 null = os.open(os.devnull, os.O_RDWR)
 for fd in (0, 1, 2):
     os.dup2(null, fd)
-def pump(source, sink):
+server.setblocking(False)
+events = selectors.DefaultSelector()
+events.register(server, selectors.EVENT_READ)
+LIMIT = 1 << 20
+class End:
+    def __init__(self, sock):
+        self.sock, self.peer, self.out, self.read_done, self.write_done = sock, None, bytearray(), False, False
+def watch(end):
+    mask = 0
+    if not end.read_done and len(end.peer.out) < LIMIT:
+        mask |= selectors.EVENT_READ
+    if end.out:
+        mask |= selectors.EVENT_WRITE
     try:
-        while True:
-            data = source.recv(65536)
-            if not data:
-                break
-            sink.sendall(data)
-    except OSError:
+        events.unregister(end.sock)
+    except (KeyError, ValueError):
         pass
-    try:
-        sink.shutdown(socket.SHUT_WR)
-    except OSError:
-        pass
-def relay(client):
-    upstream = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    try:
-        upstream.connect(path)
-    except OSError:
-        client.close()
-        return
-    back = threading.Thread(target=pump, args=(upstream, client), daemon=True)
-    back.start()
-    pump(client, upstream)
-    back.join()
-    client.close()
-    upstream.close()
+    if mask:
+        events.register(end.sock, mask, end)
+def close(end):
+    for side in (end, end.peer):
+        try:
+            events.unregister(side.sock)
+        except (KeyError, ValueError):
+            pass
+        side.sock.close()
+def finish_writes(end):
+    if not end.out and end.peer.read_done and not end.write_done:
+        end.write_done = True
+        try:
+            end.sock.shutdown(socket.SHUT_WR)
+        except OSError:
+            pass
+def accept():
+    while True:
+        try:
+            client, _ = server.accept()
+        except BlockingIOError:
+            return
+        except OSError:
+            return
+        upstream = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        try:
+            upstream.connect(path)
+        except OSError:
+            client.close()
+            upstream.close()
+            continue
+        client.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        a, b = End(client), End(upstream)
+        a.peer, b.peer = b, a
+        for end in (a, b):
+            end.sock.setblocking(False)
+            watch(end)
+def step(end, mask):
+    if mask & selectors.EVENT_READ:
+        try:
+            data = end.sock.recv(65536)
+        except BlockingIOError:
+            data = None
+        except OSError:
+            return close(end)
+        if data == b"":
+            end.read_done = True
+            finish_writes(end.peer)
+        elif data:
+            end.peer.out += data
+    if mask & selectors.EVENT_WRITE and end.out:
+        try:
+            sent = end.sock.send(end.out)
+            del end.out[:sent]
+        except BlockingIOError:
+            pass
+        except OSError:
+            return close(end)
+        finish_writes(end)
+    if end.read_done and end.peer.read_done and not end.out and not end.peer.out:
+        return close(end)
+    watch(end)
+    watch(end.peer)
 while True:
-    client, _ = server.accept()
-    client.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-    threading.Thread(target=relay, args=(client,), daemon=True).start()
+    for key, mask in events.select():
+        if key.fileobj is server:
+            accept()
+        elif key.data.sock.fileno() != -1:
+            step(key.data, mask)
 `;
 
 /**

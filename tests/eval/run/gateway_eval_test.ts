@@ -14,8 +14,13 @@ import { requireDocker } from "../../_docker.ts";
 import { type CliResult, runVerdict, scratchDir } from "../../_verdict.ts";
 import { runVerdictInProcess } from "../../cli/_in_process.ts";
 
-/** Calls the gateway until it refuses, ignoring the answers; prints the refusal and the count. */
-const KEEPS_CALLING = `import json, os, urllib.error, urllib.request
+/**
+ * A hostile client: holds 500 connections to the gateway open, then calls it until it refuses,
+ * ignoring the answers; prints the refusal and the count.
+ */
+const KEEPS_CALLING = `import json, os, socket, urllib.error, urllib.request
+held = [socket.create_connection(("127.0.0.1", 8790)) for _ in range(500)]
+print(f"holding {len(held)} connections")
 url = os.environ["OPENAI_BASE_URL"].rstrip("/") + "/chat/completions"
 padding = "Please keep going. " * 100
 answered = 0
@@ -145,7 +150,7 @@ Deno.test("live mode: the upstream gets the real key, the container and the stat
   assert.equal(upstream.received.length, 1);
 });
 
-Deno.test("a token budget stops a cmd agent that keeps calling: the next call gets HTTP 400, the stop reason is budget", async () => {
+Deno.test("a token budget stops a cmd agent that keeps calling with 500 connections held open: the next call gets HTTP 400, the stop reason is budget", async () => {
   await requireDocker();
   await using home = await scratchDir("gateway_budget");
   const agentFiles = join(home.path, "agent");
@@ -172,6 +177,7 @@ Deno.test("a token budget stops a cmd agent that keeps calling: the next call ge
   const events = trialEvents(join(home.path, "state"), trial.session);
   const { stdout } = last(events, EVENT.agentCmd)!.payload;
   assert.match(last(events, EVENT.agentStopped)!.payload.detail ?? "", /max_total_tokens 3000/);
+  assert.match(stdout, /^holding 500 connections$/m);
   const answered = Number(/^answered: (\d+)$/m.exec(stdout)?.[1]);
   // The token budget (3000) bites long before the cap of model calls (max_steps 100).
   assert.match(
