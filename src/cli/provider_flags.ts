@@ -54,7 +54,16 @@ export const PROVIDER_OPTIONS: Record<string, OptionSpec> = {
     valueName: "N",
     description: `retries of a failed model call (429, 5xx, timeouts; default ${DEFAULT_RETRIES})`,
   },
+  "max-connections": {
+    type: "string",
+    valueName: "N",
+    description: "most model calls out at once to the endpoint, over all trials, which also " +
+      "share each back-off the provider asks for (default: no limit)",
+  },
 };
+
+/** The most `--max-connections` takes. */
+const MAX_CONNECTIONS = 1000;
 
 /**
  * The provider options the flags give, checked as far as no model is needed.
@@ -96,6 +105,9 @@ export function providerFlags(values: OptionValues): ProviderOptions {
   if (headers !== undefined && headers.length > 0) options.headers = parseHeaders(headers);
   if (stringOption(values, "retries") !== undefined) {
     options.retries = count(values, "retries", DEFAULT_RETRIES, 0, MAX_RETRIES);
+  }
+  if (stringOption(values, "max-connections") !== undefined) {
+    options.maxConnections = count(values, "max-connections", 0, 1, MAX_CONNECTIONS);
   }
   return options;
 }

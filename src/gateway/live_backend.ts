@@ -19,6 +19,7 @@
  * @module
  */
 import type { HttpDeps } from "../model/_http.ts";
+import { throughGate } from "../model/endpoint_gate.ts";
 import { ANTHROPIC_VERSION } from "../model/anthropic.ts";
 import { MalformedResponse, ModelRejected, ModelUnavailable } from "../model/model_errors.ts";
 import { headerSecrets } from "../model/provider_options.ts";
@@ -138,7 +139,11 @@ export function liveBackend(upstream: LiveUpstream, http: HttpDeps): GatewayBack
       const sent = upstreamBody(call.format, call.body, { cap: call.outputCap, askUsage });
       const started = http.clock.monotonic();
       for (let attempt = 1;; attempt++) {
-        const outcome = await sendOnce(url, headers, { ...call, body: sent }, signal, http, redact);
+        const outcome = await throughGate(
+          http.gate,
+          signal,
+          () => sendOnce(url, headers, { ...call, body: sent }, signal, http, redact),
+        );
         if ("answer" in outcome) {
           const { status, contentType, body } = outcome.answer;
           if (status === 401 || status === 403) {
@@ -162,6 +167,7 @@ export function liveBackend(upstream: LiveUpstream, http: HttpDeps): GatewayBack
           throw new ModelUnavailable(upstream.provider, status, message, attempt);
         }
         http.onRetry?.({ attempt, status, message, waitMs: Math.round(waitMs) });
+        http.gate?.backOff(waitMs);
         await http.clock.sleep(waitMs, signal);
       }
     },

@@ -12,6 +12,7 @@
 import type { Clock } from "../core/clock.ts";
 import type { Rng } from "../core/rng.ts";
 import { MalformedResponse, ModelRejected, ModelUnavailable } from "./model_errors.ts";
+import { type EndpointGate, throughGate } from "./endpoint_gate.ts";
 import { redactText } from "./redaction.ts";
 
 /** Bounds on retrying. */
@@ -53,6 +54,11 @@ export interface HttpDeps {
   requestTimeoutMs?: number;
   /** Strings never to repeat in a message (API keys), as in {@linkcode redactText}. */
   secrets: string[];
+  /**
+   * The endpoint's gate shared by the run's trials (`--max-connections`): each attempt holds one
+   * of its slots, and a retry's back-off holds every call back. None: no limit.
+   */
+  gate?: EndpointGate;
   /** Hears about each retry (for the event log). */
   onRetry?: (
     retry: { attempt: number; status: number | null; message: string; waitMs: number },
@@ -111,7 +117,7 @@ export async function postJson(post: JsonPost, deps: HttpDeps): Promise<unknown>
     redactText(text.replace(/(https?:\/\/)[^/@\s]*@/g, "$1"), deps.secrets);
   const started = deps.clock.monotonic();
   for (let attempt = 1;; attempt++) {
-    const outcome = await sendOnce(post, deps, redact);
+    const outcome = await throughGate(deps.gate, post.signal, () => sendOnce(post, deps, redact));
     if (!("status" in outcome)) return outcome.body;
     const { status, message, retryAfter } = outcome;
     if (outcome.final) throw new ModelUnavailable(post.provider, status, message, attempt);
@@ -129,6 +135,7 @@ export async function postJson(post: JsonPost, deps: HttpDeps): Promise<unknown>
       throw new ModelUnavailable(post.provider, status, message + asked, attempt);
     }
     deps.onRetry?.({ attempt, status, message, waitMs: Math.round(waitMs) });
+    deps.gate?.backOff(waitMs);
     await deps.clock.sleep(waitMs, post.signal);
   }
 }

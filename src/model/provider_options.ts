@@ -39,6 +39,11 @@ export interface ProviderOptions {
   headers?: Record<string, string>;
   /** `--retries`: attempts after the first. */
   retries?: number;
+  /**
+   * `--max-connections`: most calls out at once to the endpoint, over all the run's trials, with
+   * a back-off they share. A transport setting: not part of the experiment, not recorded.
+   */
+  maxConnections?: number;
 }
 
 /** A header name as HTTP allows it (a token). */

@@ -8,6 +8,7 @@ import { systemClock } from "../../src/core/system_clock.ts";
 import { gatewayHandler } from "../../src/gateway/handler.ts";
 import { liveBackend, type LiveUpstream } from "../../src/gateway/live_backend.ts";
 import { DEFAULT_RETRY, type HttpDeps } from "../../src/model/_http.ts";
+import { EndpointGate } from "../../src/model/endpoint_gate.ts";
 import {
   MalformedResponse,
   ModelRejected,
@@ -379,4 +380,35 @@ Deno.test("live: a Chat Completions stream that did not ask for usage is metered
     'data: {"choices":[{"index":0,"delta":{"content":"hi"}}]}\n\ndata: [DONE]\n\n',
     "no usage in the stream the agent did not ask it of",
   );
+});
+
+Deno.test("live: with a gate of 2 (--max-connections 2), a 429-ing upstream never sees more than 2 calls at once, and all get through", async () => {
+  let out = 0;
+  let most = 0;
+  let served = 0;
+  await using server = upstream([async () => {
+    most = Math.max(most, ++out);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    out--;
+    return ++served <= 4
+      ? new Response("slow down", { status: 429, headers: { "retry-after-ms": "30" } })
+      : Response.json({ object: "response", usage: { input_tokens: 1, output_tokens: 1 } });
+  }]);
+  const deps: HttpDeps = {
+    ...http(),
+    clock: systemClock,
+    retry: { maxAttempts: 10, maxTotalMs: 10_000, baseDelayMs: 1, maxDelayMs: 1 },
+    gate: new EndpointGate(2, systemClock),
+  };
+  const backend = liveBackend(openAi(server.url), deps);
+  const answers = await Promise.all(
+    Array.from(
+      { length: 6 },
+      (_, index) =>
+        backend.answer(gatewayCall(index + 1, "responses", { model: "gpt-test" }), signal()),
+    ),
+  );
+  assert.deepEqual(answers.map((answer) => answer.status), Array(6).fill(200));
+  assert.equal(most, 2);
+  assert.equal(server.received.length, 10, "4 refusals, 6 answers");
 });

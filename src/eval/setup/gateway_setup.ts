@@ -35,7 +35,7 @@ export type GatewayModel =
     /** Where, and with which key. */
     upstream: LiveUpstream;
     /** Retries and the request timeout, as for Verdict's own loop. */
-    http: Pick<HttpDeps, "clock" | "retry" | "requestTimeoutMs">;
+    http: Pick<HttpDeps, "clock" | "retry" | "requestTimeoutMs" | "gate">;
   };
 
 /**

@@ -22,6 +22,7 @@ import { scriptedModel } from "../../model/scripted.ts";
 import { heuristicCounter } from "../../model/tokens.ts";
 import { EVENT, event, type EventPayload } from "../../store/event_catalogue.ts";
 import type { GatewayModel } from "./gateway_setup.ts";
+import { EndpointGate } from "../../model/endpoint_gate.ts";
 import type { LoopChoices } from "./loop_choices.ts";
 import type { ReplaySource } from "./replay_model.ts";
 
@@ -93,13 +94,17 @@ function providerModel(
   const headers = options.headers ?? {};
   const retry = retryPolicy(options.retries);
   const requestTimeoutMs = choices.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
+  // One gate for the run: every trial's calls, the loop's or an installed agent's, go through it.
+  const gate = options.maxConnections === undefined
+    ? undefined
+    : new EndpointGate(options.maxConnections, choices.clock);
   const upstream = { model: name, baseUrl, apiKey, headers };
   return {
     baseUrl,
     gatewayModel: {
       kind: "live",
       upstream: { provider, ...upstream },
-      http: { clock: choices.clock, retry, requestTimeoutMs },
+      http: { clock: choices.clock, retry, requestTimeoutMs, gate },
     },
     createModel: (context) => {
       const http = {
@@ -107,6 +112,7 @@ function providerModel(
         rng: context.rng.stream("retry"),
         retry,
         requestTimeoutMs,
+        gate,
         secrets: [], // each provider redacts its own key and base-URL credentials
         onRetry: (attempt: EventPayload<typeof EVENT.modelRetry>) =>
           context.record([event(EVENT.modelRetry, attempt)]),
@@ -166,6 +172,7 @@ export function checkOptionsFor(
       options.reasoningEffort !== undefined && "--reasoning-effort",
       options.headers !== undefined && Object.keys(options.headers).length > 0 && "--header",
       options.retries !== undefined && "--retries",
+      options.maxConnections !== undefined && "--max-connections",
     ].filter((flag) => flag !== false);
     if (given.length > 0) {
       throw new UsageError(
