@@ -35,7 +35,8 @@ export interface ServedGateway {
  * Serves `handler` on a new socket in a fresh folder under `root` (default
  * {@linkcode GATEWAY_SOCKET_ROOT}). The socket is open to every user (mode 0666), so that the
  * unprivileged agent user of a container reaches it; the folder is readable by all and writable
- * only by this process's user.
+ * only by this process's user. A request that fails under the handler (its client gone mid-body)
+ * is one line to `report` (default: standard error).
  *
  * @example
  * ```ts ignore
@@ -55,6 +56,7 @@ export interface ServedGateway {
 export async function serveGateway(
   handler: GatewayHandler,
   root: string = GATEWAY_SOCKET_ROOT,
+  report: (line: string) => void = (line) => console.error(line),
 ): Promise<ServedGateway> {
   let folder: string;
   try {
@@ -77,6 +79,12 @@ export async function serveGateway(
       path: socketPath,
       signal: controller.signal,
       onListen: () => {},
+      // A client that hangs up mid-request (a body dripped, then dropped), or a gateway closing
+      // under one: a line that says so, not a stack trace per request.
+      onError: (error) => {
+        report(`the model gateway dropped a request: ${dropped(error)}`);
+        return new Response(null, { status: 400 });
+      },
     }, handler);
     await Deno.chmod(socketPath, 0o666);
   } catch (error) {
@@ -98,4 +106,11 @@ export async function serveGateway(
       return closing;
     },
   };
+}
+
+function dropped(error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error);
+  return /unavailable|connection|closed|reset|broken pipe/i.test(message)
+    ? `its connection closed before the request was whole (${message})`
+    : message;
 }

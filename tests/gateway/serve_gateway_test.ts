@@ -60,3 +60,36 @@ Deno.test("a socket folder that cannot be made is an infrastructure error naming
     await Deno.remove(file);
   }
 });
+
+Deno.test("a client that drips a body and hangs up, or is cut by the gateway closing, costs one line each, not a stack trace", async () => {
+  const lines: string[] = [];
+  const gateway = await serveGateway(
+    async (request) => new Response(await request.text()),
+    GATEWAY_SOCKET_ROOT,
+    (line) => lines.push(line),
+  );
+  const drip = async () => {
+    const connection = await Deno.connect({ transport: "unix", path: gateway.socketPath });
+    await connection.write(
+      new TextEncoder().encode(
+        'POST /v1/chat/completions HTTP/1.1\r\nhost: g\r\ncontent-length: 1000\r\n\r\n{"model":',
+      ),
+    );
+    return connection;
+  };
+  const hangsUp = await drip();
+  await new Promise((resolve) => setTimeout(resolve, 100));
+  hangsUp.close();
+  const cut = await drip();
+  await new Promise((resolve) => setTimeout(resolve, 100));
+  await gateway.close();
+  cut.close();
+  assert.equal(lines.length, 2, lines.join("\n"));
+  for (const line of lines) {
+    assert.match(
+      line,
+      /^the model gateway dropped a request: its connection closed before the request was whole/,
+    );
+    assert.doesNotMatch(line, /\n|    at /);
+  }
+});
