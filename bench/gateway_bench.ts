@@ -1,7 +1,7 @@
 /**
  * The gateway's overhead per model call: a streaming Chat Completions call answered by an instant
- * model through the gateway (reading the request, checking the key, the hook, rendering the
- * stream), against a direct loopback call to a trivial `Deno.serve` that reads the same request
+ * model through the gateway (reading the request, checking the key, the budget's reservation, the
+ * hook, rendering the stream), against a direct loopback call to a trivial `Deno.serve` that reads the same request
  * and returns the same stream as a fixed body. Both servers run in this process, are called with
  * `fetch` over 127.0.0.1, interleaved call by call; the figures are medians of wall time from
  * sending the request to the last byte of the answer. Run: `deno task bench`.
@@ -9,7 +9,9 @@
  * @module
  */
 import { chatCompletions } from "../src/gateway/chat_completions.ts";
+import { budgetedBackend } from "../src/gateway/budget.ts";
 import { gatewayHandler } from "../src/gateway/handler.ts";
+import { GatewayLedger } from "../src/gateway/ledger.ts";
 import { modelBackend } from "../src/gateway/model_backend.ts";
 import type { ModelResponse } from "../src/model/model.ts";
 import { median, percentile } from "./_measure.ts";
@@ -67,13 +69,18 @@ const ANSWER: ModelResponse = {
   usage: { input: 4000, cachedInput: 0, output: 20 },
 };
 
+// As a trial's gateway answers: behind its budget (one that every call fits), with a ledger.
 const handler = gatewayHandler({
   key: KEY,
-  backend: modelBackend({
-    spec: "instant",
-    remote: false,
-    complete: () => Promise.resolve(ANSWER),
-  }),
+  backend: budgetedBackend(
+    modelBackend({
+      spec: "instant",
+      remote: false,
+      complete: () => Promise.resolve(ANSWER),
+    }),
+    new GatewayLedger(null),
+    { maxTotalTokens: Number.MAX_SAFE_INTEGER, maxCostUsd: 0n, maxCalls: Number.MAX_SAFE_INTEGER },
+  ),
   onExchange: () => {},
 });
 const gateway = Deno.serve(

@@ -8,6 +8,7 @@
  * @module
  */
 import { costOf, formatUsd, type Usd, usd } from "../core/money.ts";
+import { utf8Length } from "../core/utf8_length.ts";
 import type { GatewayBackend, GatewayCall } from "./gateway.ts";
 import { type AnsweredInput, answeredInput, inputBound } from "./input_bound.ts";
 import { requestedOutputCap } from "./_output_cap.ts";
@@ -77,6 +78,8 @@ interface Admitted {
   call: GatewayCall;
   tokens: number;
   cost: Usd;
+  /** Whether it goes out with the whole cap it asked for (or the unasked default). */
+  whole: boolean;
 }
 
 /**
@@ -126,7 +129,7 @@ export function budgetedBackend(
   return {
     spec: backend.spec,
     async answer(call, signal) {
-      const admitted = admit(call, inputBound(call, last), budget, ledger, inFlight);
+      const admitted = admitWithin(call, last, budget, ledger, inFlight);
       if (typeof admitted === "string") {
         ledger.refuse(admitted);
         return {
@@ -198,7 +201,26 @@ function admit(
     call: { ...call, ...lowered },
     tokens: input + cap,
     cost: price === null ? 0n : inputCost + costOf(cap, price.output),
+    whole: cap === (asked ?? UNASKED_OUTPUT_CAP),
   };
+}
+
+/**
+ * Admits the call with its body's bytes as its input's bound, which costs nothing to know; only
+ * when that does not fit whole is the tighter bound of a continued conversation worked out.
+ */
+function admitWithin(
+  call: GatewayCall,
+  last: AnsweredInput | null,
+  budget: GatewayBudget,
+  ledger: GatewayLedger,
+  inFlight: InFlight,
+): Admitted | string {
+  const bytes = utf8Length(call.body);
+  const admitted = admit(call, bytes, budget, ledger, inFlight);
+  if (typeof admitted !== "string" && admitted.whole) return admitted;
+  const tighter = inputBound(call, last);
+  return tighter < bytes ? admit(call, tighter, budget, ledger, inFlight) : admitted;
 }
 
 function bigMin(a: bigint, b: bigint): bigint {

@@ -14,14 +14,10 @@ import type { Usage } from "../model/model.ts";
 import { totalInput } from "../model/model.ts";
 import type { GatewayCall } from "./gateway.ts";
 
-/** What an answered call leaves for bounding the next: its request, its size, its real input. */
+/** What an answered call leaves for bounding the next: the call, and its real input. */
 export interface AnsweredInput {
-  /** The system prompt and the tools, as one key. */
-  frame: string;
-  /** Each message, as JSON. */
-  messages: string[];
-  /** The body's bytes. */
-  bytes: number;
+  /** The call as the agent made it. */
+  call: GatewayCall;
   /** The input tokens it was charged. */
   tokens: number;
 }
@@ -51,12 +47,14 @@ export const CONTINUATION_MARGIN = 256;
  */
 export function inputBound(call: GatewayCall, last: AnsweredInput | null): number {
   const bytes = utf8Length(call.body);
-  if (last === null || frameOf(call) !== last.frame) return bytes;
-  const messages = call.request.messages.map((message) => JSON.stringify(message));
-  const continued = messages.length >= last.messages.length &&
-    last.messages.every((message, index) => message === messages[index]);
+  if (last === null || frameOf(call) !== frameOf(last.call)) return bytes;
+  const before = last.call.request.messages;
+  const now = call.request.messages;
+  const continued = now.length >= before.length &&
+    before.every((message, index) => JSON.stringify(message) === JSON.stringify(now[index]));
   if (!continued) return bytes;
-  return Math.min(bytes, last.tokens + Math.max(0, bytes - last.bytes) + CONTINUATION_MARGIN);
+  const grown = Math.max(0, bytes - utf8Length(last.call.body));
+  return Math.min(bytes, last.tokens + grown + CONTINUATION_MARGIN);
 }
 
 /**
@@ -72,12 +70,7 @@ export function inputBound(call: GatewayCall, last: AnsweredInput | null): numbe
  * ```
  */
 export function answeredInput(call: GatewayCall, usage: Usage): AnsweredInput {
-  return {
-    frame: frameOf(call),
-    messages: call.request.messages.map((message) => JSON.stringify(message)),
-    bytes: utf8Length(call.body),
-    tokens: totalInput(usage),
-  };
+  return { call, tokens: totalInput(usage) };
 }
 
 function frameOf(call: GatewayCall): string {
