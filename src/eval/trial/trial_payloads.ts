@@ -5,7 +5,7 @@
  *
  * @module
  */
-import type { AgentOutcome, ProviderFailure } from "../../agent/agent.ts";
+import type { AgentOutcome } from "../../agent/agent.ts";
 import { AgentStartError, InfrastructureError } from "../../core/errors.ts";
 import { usdToNumber } from "../../core/money.ts";
 import type { Grade, ScriptRun } from "../../grading/grade.ts";
@@ -76,32 +76,49 @@ export function outcomeFromPayload(
 }
 
 /**
- * The grade of a trial whose provider failed some of its agent's model calls: a failure is then
- * the provider's (`infrastructure_error`, the provider's words in the reason), unless the grade
- * caught tampering, which is the agent's whatever else went wrong; a pass stays a pass.
+ * A failed grade read with how the agent stopped. A trial whose provider failed some of its
+ * agent's model calls is the provider's (`infrastructure_error`, the provider's words in the
+ * reason); one stopped by its budget says so first (`stopped on its budget (...)`), so that its
+ * failure is not read as the tests'. A grade that caught tampering stays the agent's whatever
+ * else went wrong, and a pass stays a pass.
  *
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { withProviderFailure } from "./trial_payloads.ts";
+ * import { ZERO_COUNTERS } from "../../store/run_counters.ts";
+ * import { withAgentStop } from "./trial_payloads.ts";
  * const failed = {
  *   verdict: "fail" as const, bucket: "agent_failure" as const, reason: "tests failed",
  *   checks: [], requirements: [], success: null, canary: null,
  * };
- * const graded = withProviderFailure(failed, { calls: 1, first: "openai endpoint unavailable after 5 attempts: HTTP 500: down" });
+ * const outcome = { stopReason: "completed" as const, counters: ZERO_COUNTERS, tokens: { input: 0, output: 0 } };
+ * const graded = withAgentStop(failed, {
+ *   ...outcome, providerFailure: { calls: 1, first: "openai endpoint unavailable after 5 attempts: HTTP 500: down" },
+ * });
  * assert.equal(graded.bucket, "infrastructure_error");
  * assert.match(graded.reason, /^the model provider failed 1 call: .*HTTP 500.*; tests failed$/);
+ * const stopped = withAgentStop(failed, { ...outcome, stopReason: "budget", detail: "max_total_tokens 9 ..." });
+ * assert.equal(stopped.reason, "stopped on its budget (max_total_tokens 9 ...); tests failed");
  * ```
  */
-export function withProviderFailure(graded: Grade, failure: ProviderFailure | undefined): Grade {
-  if (failure === undefined || graded.verdict === "pass") return graded;
-  if (graded.reason.startsWith("tampering")) return graded;
-  const calls = `${failure.calls} call${failure.calls === 1 ? "" : "s"}`;
-  return {
-    ...graded,
-    bucket: "infrastructure_error",
-    reason: `the model provider failed ${calls}: ${failure.first}; ${graded.reason}`,
-  };
+export function withAgentStop(graded: Grade, outcome: AgentOutcome): Grade {
+  if (graded.verdict === "pass" || graded.reason.startsWith("tampering")) return graded;
+  const failure = outcome.providerFailure;
+  if (failure !== undefined) {
+    const calls = `${failure.calls} call${failure.calls === 1 ? "" : "s"}`;
+    return {
+      ...graded,
+      bucket: "infrastructure_error",
+      reason: `the model provider failed ${calls}: ${failure.first}; ${graded.reason}`,
+    };
+  }
+  if (outcome.stopReason === "budget") {
+    return {
+      ...graded,
+      reason: `stopped on its budget (${outcome.detail ?? "a limit"}); ${graded.reason}`,
+    };
+  }
+  return graded;
 }
 
 /**

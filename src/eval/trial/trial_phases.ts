@@ -23,7 +23,7 @@ import { chainedSummary } from "../../store/run_table.ts";
 import type { TrialRecord } from "../../store/trial_record.ts";
 import { diffSnapshots, loadSnapshot, storeSnapshot } from "../../workspace/snapshot.ts";
 import { type AgentContainerSetup, openTrialGateway } from "./trial_gateway.ts";
-import { gradePayload, outcomePayload, withProviderFailure } from "./trial_payloads.ts";
+import { gradePayload, outcomePayload, withAgentStop } from "./trial_payloads.ts";
 import type { Sealed } from "./trial_plan.ts";
 import type { TrialScope } from "./trial_scope.ts";
 
@@ -219,7 +219,7 @@ export async function gradeEndState(
   const grader = await begun.grader;
   const canaryGrader = await begun.canaryGrader;
   await deps.crash?.("grading", 0, scope.resumed);
-  const graded = withProviderFailure(
+  const graded = withAgentStop(
     await staged.kind.grade({
       staged,
       blobs: deps.store.blobs,
@@ -230,7 +230,7 @@ export async function gradeEndState(
       deps,
       installed: scope.installed !== undefined,
     }),
-    outcome.providerFailure,
+    outcome,
   );
   scope.record([event(EVENT.gradingFinished, gradePayload(graded))]);
   return graded;

@@ -173,6 +173,7 @@ Deno.test("a token budget stops a cmd agent that keeps calling with 500 connecti
   const { trial } = await onlyTrial(join(home.path, "state"), result);
   assert.equal(result.code, 0, result.stderr);
   assert.equal(trial.stop_reason, "budget", `${trial.reason}\n${result.stderr}`);
+  assert.match(trial.reason, /^stopped on its budget \(max_total_tokens 3000 cannot afford/);
 
   const events = trialEvents(join(home.path, "state"), trial.session);
   const { stdout } = last(events, EVENT.agentCmd)!.payload;

@@ -73,7 +73,11 @@ async function evalAndReplay(
   );
   for (const trial of trials.filter((trial) => failing.includes(trial.task))) {
     assert.deepEqual([trial.stop_reason, trial.verdict], ["budget", "fail"], trial.task);
-    assert.match(trial.reason, /^tests failed/, trial.task);
+    assert.match(
+      trial.reason,
+      /^stopped on its budget \(max_total_tokens 40000 cannot afford another call .*\); tests failed/,
+      trial.task,
+    );
     assert(trial.tokens.input + trial.tokens.output <= 40_000, JSON.stringify(trial.tokens));
   }
   for (const trial of trials.filter((trial) => !failing.includes(trial.task))) {
