@@ -10,7 +10,12 @@
 import { costOf, formatUsd, type Usd, usd } from "../core/money.ts";
 import { utf8Length } from "../core/utf8_length.ts";
 import type { GatewayBackend, GatewayCall } from "./gateway.ts";
-import { type AnsweredInput, answeredInput, inputBound } from "./input_bound.ts";
+import {
+  type AnsweredInput,
+  answeredInput,
+  CONTINUATION_MARGIN,
+  inputBound,
+} from "./input_bound.ts";
 import { requestedOutputCap } from "./_output_cap.ts";
 import { WIRE_CODECS } from "./handler.ts";
 import type { GatewayLedger } from "./ledger.ts";
@@ -128,8 +133,11 @@ export function budgetedBackend(
   let last: AnsweredInput | null = null;
   return {
     spec: backend.spec,
+    admissibleBytes: () => admissibleBytes(budget, ledger, inFlight, last),
     async answer(call, signal) {
-      const admitted = admitWithin(call, last, budget, ledger, inFlight);
+      const admitted = call.unread
+        ? unreadRefusal(call.unread.bytes, budget, ledger, inFlight, last)
+        : admitWithin(call, last, budget, ledger, inFlight);
       if (typeof admitted === "string") {
         ledger.refuse(admitted);
         return {
@@ -225,4 +233,38 @@ function admitWithin(
 
 function bigMin(a: bigint, b: bigint): bigint {
   return a < b ? a : b;
+}
+
+/**
+ * The largest body a call could be admitted with now: its input's lowest possible bound (its
+ * bytes, or the last answered call's input plus what it grew by) and a short answer must fit the
+ * tokens left. Cost is left out: this only says which calls are surely refused.
+ */
+function admissibleBytes(
+  budget: GatewayBudget,
+  ledger: GatewayLedger,
+  inFlight: InFlight,
+  last: AnsweredInput | null,
+): number {
+  const { totals } = ledger;
+  if (totals.calls + inFlight.calls >= budget.maxCalls) return 0;
+  const room = budget.maxTotalTokens - totals.totalTokens - inFlight.tokens - MIN_ANSWER_TOKENS;
+  if (room < 0) return 0;
+  if (last === null) return room;
+  const continued = room - last.tokens - CONTINUATION_MARGIN + utf8Length(last.call.body);
+  return Math.max(room, continued);
+}
+
+/** Why a call whose body was too large to read is refused (always: it was never read). */
+function unreadRefusal(
+  bytes: number,
+  budget: GatewayBudget,
+  ledger: GatewayLedger,
+  inFlight: InFlight,
+  last: AnsweredInput | null,
+): string {
+  return `max_total_tokens ${budget.maxTotalTokens} cannot afford another call ` +
+    `(${ledger.totals.totalTokens} tokens used, ${inFlight.tokens} held by calls under way; ` +
+    `its body of ${bytes} bytes is past the ${admissibleBytes(budget, ledger, inFlight, last)} ` +
+    `that could still fit with an answer)`;
 }

@@ -36,6 +36,12 @@ export interface GatewayCall {
   /** The request read into Verdict's own form (messages, tools, system prompt, output budget). */
   request: ModelRequest;
   /**
+   * Set when the body was past what the trial's budget could admit, so it was never read into
+   * memory: its SHA-256 and size; `body` then holds only its first 1,024 bytes, and `request` is
+   * empty. The call is refused.
+   */
+  unread?: { sha256: string; bytes: number };
+  /**
    * The output cap the agent asked for, null when it asked for none; absent when not read yet (a
    * budget then reads it from the body).
    */
@@ -71,6 +77,11 @@ export interface GatewayAnswer {
 export interface GatewayBackend {
   /** What the record names the backend by, such as `scripted` or `openai:gpt-4o`. */
   readonly spec: string;
+  /**
+   * The largest body a call could now be admitted with; a larger one is surely refused, so the
+   * gateway need not read it into memory. Absent: any size.
+   */
+  admissibleBytes?(): number;
   /**
    * Answers one call.
    *

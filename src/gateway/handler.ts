@@ -17,6 +17,7 @@ import { responses } from "./responses.ts";
 import type { WireCodec } from "./wire_codec.ts";
 import { WireRequestError } from "./_wire_fields.ts";
 import { outputCapOf } from "./_output_cap.ts";
+import { readRequestBody } from "./_request_body.ts";
 
 /** The paths the gateway answers, and their formats. */
 export const GATEWAY_ROUTES: Readonly<Record<string, WireCodec>> = {
@@ -116,8 +117,12 @@ export function gatewayHandler(options: GatewayHandlerOptions): GatewayHandler {
         headers: NO_RETRY,
       });
     }
-    const body = await boundedText(request, MAX_REQUEST_BYTES);
-    if (body === null) {
+    const body = await readRequestBody(
+      request,
+      MAX_REQUEST_BYTES,
+      options.backend.admissibleBytes?.() ?? Number.POSITIVE_INFINITY,
+    );
+    if (body.kind === "too_large") {
       return toResponse(
         codec.error(
           413,
@@ -127,29 +132,10 @@ export function gatewayHandler(options: GatewayHandlerOptions): GatewayHandler {
         ),
       );
     }
-    let read;
-    let askedOutputCap;
-    try {
-      const parsed = JSON.parse(body);
-      read = codec.read(parsed);
-      askedOutputCap = outputCapOf(codec.format, parsed);
-    } catch (error) {
-      const field = error instanceof WireRequestError ? error.field : "body";
-      const message = error instanceof WireRequestError ? error.message : "body is not valid JSON";
-      return toResponse(codec.error(400, "invalid_request", message, field));
-    }
-    const betas = codec.format === "messages" ? request.headers.get("anthropic-beta") : null;
-    const call: GatewayCall = {
-      number: ++calls,
-      format: codec.format,
-      stream: read.stream,
-      ...(read.streamUsage ? { streamUsage: true } : {}),
-      model: read.model,
-      body,
-      request: read.request,
-      askedOutputCap,
-      ...(betas ? { betas } : {}),
-    };
+    const call = body.kind === "unread"
+      ? unreadCall(++calls, codec, body)
+      : readCall(codec, body.text, request.headers, () => ++calls);
+    if ("status" in call) return toResponse(call);
     let answer: GatewayAnswer;
     let failure: unknown;
     try {
@@ -166,33 +152,61 @@ export function gatewayHandler(options: GatewayHandlerOptions): GatewayHandler {
   };
 }
 
+/** A call read from its whole body (numbered by `next` once it reads), or the 400 naming why not. */
+function readCall(
+  codec: WireCodec,
+  body: string,
+  headers: Headers,
+  next: () => number,
+): GatewayCall | GatewayAnswer {
+  let read;
+  let askedOutputCap;
+  try {
+    const parsed = JSON.parse(body);
+    read = codec.read(parsed);
+    askedOutputCap = outputCapOf(codec.format, parsed);
+  } catch (error) {
+    const field = error instanceof WireRequestError ? error.field : "body";
+    const message = error instanceof WireRequestError ? error.message : "body is not valid JSON";
+    return codec.error(400, "invalid_request", message, field);
+  }
+  const betas = codec.format === "messages" ? headers.get("anthropic-beta") : null;
+  return {
+    number: next(),
+    format: codec.format,
+    stream: read.stream,
+    ...(read.streamUsage ? { streamUsage: true } : {}),
+    model: read.model,
+    body,
+    request: read.request,
+    askedOutputCap,
+    ...(betas ? { betas } : {}),
+  };
+}
+
+/** A call whose body was too large for the budget to admit, so it was never read. */
+function unreadCall(
+  number: number,
+  codec: WireCodec,
+  body: { bytes: number; sha256: string; excerpt: string },
+): GatewayCall {
+  return {
+    number,
+    format: codec.format,
+    stream: false,
+    model: "",
+    body: body.excerpt,
+    request: { system: "", messages: [], tools: [], maxOutputTokens: 1 },
+    askedOutputCap: null,
+    unread: { sha256: body.sha256, bytes: body.bytes },
+  };
+}
+
 /**
  * The largest request body the gateway reads, 32 MiB: far past any model's context window, and a
  * bound on what an agent can make Verdict's process hold.
  */
 export const MAX_REQUEST_BYTES = 32 * 1024 * 1024;
-
-/** The body as text, or null (the rest left unread) once it passes `limit` bytes. */
-async function boundedText(request: Request, limit: number): Promise<string | null> {
-  if (request.body === null) return "";
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for await (const chunk of request.body) {
-    size += chunk.byteLength;
-    if (size > limit) {
-      await request.body.cancel().catch(() => undefined);
-      return null;
-    }
-    chunks.push(chunk);
-  }
-  const bytes = new Uint8Array(size);
-  let offset = 0;
-  for (const chunk of chunks) {
-    bytes.set(chunk, offset);
-    offset += chunk.byteLength;
-  }
-  return new TextDecoder().decode(bytes);
-}
 
 /** The key the request presents: a bearer token, or (Anthropic) `x-api-key` first. */
 function presentedKey(codec: WireCodec, headers: Headers): string | null {

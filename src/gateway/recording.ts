@@ -57,7 +57,11 @@ export function recordExchange(
       format: call.format,
       stream: call.stream,
       model: call.model,
-      ...(answer.refusal ? refusedBody(call.body) : { body: call.body }),
+      ...(call.unread
+        ? { body: call.body, body_sha256: call.unread.sha256, body_bytes: call.unread.bytes }
+        : answer.refusal
+        ? refusedBody(call.body)
+        : { body: call.body }),
     }),
     event(EVENT.gatewayAnswer, {
       number: call.number,
