@@ -54,9 +54,15 @@ start)
     echo "CPU by part: not measured (needs root, cgroup v1 with cpuacct on its own, Docker's cgroupfs driver and $pidfile)"
     exit 0
   fi
+  pids=$(engine_pids)
+  if [ "$(echo "$pids" | wc -l)" -lt 2 ]; then
+    echo "CPU by part: not measured (no containerd runs under the dockerd of $pidfile)"
+    exit 0
+  fi
   mkdir -p "$engine" "$step"
-  for process in $(engine_pids); do
-    echo "$process" >"$engine/cgroup.procs" 2>/dev/null || true
+  # Appended: a cgroup's procs file takes one process a write.
+  for process in $pids; do
+    echo "$process" >>"$engine/cgroup.procs" 2>/dev/null || true
   done
   echo "$pid" >"$step/cgroup.procs"
   echo "$(usage "$engine") $(usage "$step") $(usage "$root/docker") $(ticks_ns)" >"$state"

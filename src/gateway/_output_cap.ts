@@ -64,7 +64,10 @@ export function upstreamBody(
   if (cap === undefined && !askUsage) return body;
   const root = parsedObject(body);
   if (root === null) return body;
-  if (cap !== undefined) root[capField(format, root)] = cap;
+  if (cap !== undefined) {
+    root[capField(format, root)] = cap;
+    if (format === "messages") fitThinking(root, cap);
+  }
   if (askUsage) {
     const options = isObject(root.stream_options) ? root.stream_options : {};
     root.stream_options = { ...options, include_usage: true };
@@ -101,6 +104,19 @@ export function withoutUsageChunks(stream: string): string {
     kept.push(`data: ${JSON.stringify(chunk)}`);
   }
   return kept.join("\n\n");
+}
+
+/**
+ * Anthropic refuses `max_tokens` at or below `thinking.budget_tokens`, and a thinking budget under
+ * 1,024: a lowered cap takes the thinking budget down with it, or turns thinking off.
+ */
+function fitThinking(root: Json, cap: number): void {
+  const thinking = root.thinking;
+  if (!isObject(thinking) || thinking.type !== "enabled") return;
+  const budget = thinking.budget_tokens;
+  if (typeof budget !== "number" || budget < cap) return;
+  if (cap - 1 >= 1024) root.thinking = { ...thinking, budget_tokens: cap - 1 };
+  else delete root.thinking;
 }
 
 function capField(format: WireFormat, root: Json | null): string {

@@ -65,9 +65,10 @@ export function gatewayBudget(
 export const MIN_ANSWER_TOKENS = 128;
 
 /**
- * The output cap reserved, and sent upstream, for a call that asks for none (Chat Completions and
- * Responses let a client leave it to the provider, whose default can be the model's whole output
- * window): Claude Code's own default, so that one uncapped call cannot hold a whole budget.
+ * The output cap reserved for a call that asks for none (Chat Completions and Responses let a
+ * client leave it to the provider): Claude Code's own default, so that one uncapped call cannot
+ * hold a whole budget. It is sent upstream only when the budget affords less; a model allowed a
+ * longer answer by default could pass it (a gap the decision records).
  */
 export const UNASKED_OUTPUT_CAP = 32_000;
 
@@ -195,7 +196,8 @@ function admit(
     }
   }
   const cap = Math.min(asked ?? UNASKED_OUTPUT_CAP, byTokens, byCost);
-  if (cap < MIN_ANSWER_TOKENS) {
+  // A call that asks for fewer (a probe of one token) needs no more than it asked for.
+  if (cap < Math.min(asked ?? MIN_ANSWER_TOKENS, MIN_ANSWER_TOKENS)) {
     return byCost < byTokens
       ? `max_cost_usd ${formatUsd(budget.maxCostUsd)} cannot afford another call ` +
         `($${formatUsd(totals.costUsd ?? 0n)} spent, $${formatUsd(inFlight.cost)} held by calls ` +
@@ -204,7 +206,9 @@ function admit(
         `(${totals.totalTokens} tokens used, ${inFlight.tokens} held by calls under way, up to ` +
         `${input} for its input and ${MIN_ANSWER_TOKENS} for an answer)`;
   }
-  const lowered = asked === null || cap < asked ? { outputCap: cap } : {};
+  // A call that asked for no cap is sent none unless the budget needs one: a model whose output
+  // limit is below the reserved default would refuse a cap it cannot give.
+  const lowered = cap < (asked ?? UNASKED_OUTPUT_CAP) ? { outputCap: cap } : {};
   return {
     call: { ...call, ...lowered },
     tokens: input + cap,
@@ -237,8 +241,8 @@ function bigMin(a: bigint, b: bigint): bigint {
 
 /**
  * The largest body a call could be admitted with now: its input's lowest possible bound (its
- * bytes, or the last answered call's input plus what it grew by) and a short answer must fit the
- * tokens left. Cost is left out: this only says which calls are surely refused.
+ * bytes, or the last answered call's input plus what it grew by) and one token of answer must fit
+ * the tokens left. Cost is left out: this only says which calls are surely refused.
  */
 function admissibleBytes(
   budget: GatewayBudget,
@@ -248,7 +252,8 @@ function admissibleBytes(
 ): number {
   const { totals } = ledger;
   if (totals.calls + inFlight.calls >= budget.maxCalls) return 0;
-  const room = budget.maxTotalTokens - totals.totalTokens - inFlight.tokens - MIN_ANSWER_TOKENS;
+  // One token of answer: a call may ask for no more than that.
+  const room = budget.maxTotalTokens - totals.totalTokens - inFlight.tokens - 1;
   if (room < 0) return 0;
   if (last === null) return room;
   const continued = room - last.tokens - CONTINUATION_MARGIN + utf8Length(last.call.body);

@@ -108,14 +108,7 @@ export function gatewayHandler(options: GatewayHandlerOptions): GatewayHandler {
     }
     if (options.accepting?.() === false) {
       await request.body?.cancel();
-      return toResponse({
-        ...codec.error(
-          503,
-          "upstream",
-          "the agent has stopped: this gateway answers no more calls",
-        ),
-        headers: NO_RETRY,
-      });
+      return toResponse(stopped(codec));
     }
     const body = await readRequestBody(
       request,
@@ -132,6 +125,8 @@ export function gatewayHandler(options: GatewayHandlerOptions): GatewayHandler {
         ),
       );
     }
+    // Checked again: the agent may have stopped while a slow body arrived.
+    if (options.accepting?.() === false) return toResponse(stopped(codec));
     const call = body.kind === "unread"
       ? unreadCall(++calls, codec, body)
       : readCall(codec, body.text, request.headers, () => ++calls);
@@ -149,6 +144,14 @@ export function gatewayHandler(options: GatewayHandlerOptions): GatewayHandler {
     }
     const replacement = await options.onExchange?.(call, answer, failure);
     return toResponse(replacement ?? answer);
+  };
+}
+
+/** The answer to a call made after the agent stopped. */
+function stopped(codec: WireCodec): GatewayAnswer {
+  return {
+    ...codec.error(503, "upstream", "the agent has stopped: this gateway answers no more calls"),
+    headers: NO_RETRY,
   };
 }
 

@@ -73,6 +73,7 @@ export function answeredInput(call: GatewayCall, usage: Usage): AnsweredInput {
   return { call, tokens: totalInput(usage) };
 }
 
+// The model too: another model's tokenizer counts the same text differently.
 function frameOf(call: GatewayCall): string {
-  return JSON.stringify([call.request.system, call.request.tools]);
+  return JSON.stringify([call.model, call.request.system, call.request.tools]);
 }

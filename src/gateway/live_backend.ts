@@ -95,12 +95,11 @@ export function upstreamUrl(
  * ```
  */
 export function liveBackend(upstream: LiveUpstream, http: HttpDeps): GatewayBackend {
-  const extra = upstream.headers ?? {};
   const secrets = [
     ...http.secrets,
     upstream.apiKey,
     ...urlCredentials(upstream.baseUrl),
-    ...headerSecrets(extra),
+    ...headerSecrets(upstream.headers ?? {}),
   ];
   const redact = (text: string) => redactText(text, secrets);
   const spec = `${upstream.provider}:${upstream.model}`;
@@ -115,34 +114,19 @@ export function liveBackend(upstream: LiveUpstream, http: HttpDeps): GatewayBack
           `this gateway forwards to ${spec}, which does not speak ${call.format}`,
         );
       }
-      const headers: Record<string, string> = {
-        "content-type": "application/json",
-        accept: call.stream ? "text/event-stream" : "application/json",
-        ...(upstream.provider === "anthropic"
-          ? {
-            "x-api-key": upstream.apiKey,
-            "anthropic-version": ANTHROPIC_VERSION,
-            ...(call.betas ? { "anthropic-beta": call.betas } : {}),
-          }
-          : upstream.apiKey
-          ? { authorization: `Bearer ${upstream.apiKey}` }
-          : {}),
-        ...extra,
-      };
-      const betas = [call.betas, extra["anthropic-beta"]].filter(Boolean);
-      if (upstream.provider === "anthropic" && betas.length > 0) {
-        headers["anthropic-beta"] = betas.join(",");
-      }
+      const headers = upstreamHeaders(upstream, call);
       // Every call is metered: a Chat Completions stream that did not ask for its usage is made
       // to, and the usage is taken out of what the agent receives.
       const askUsage = call.format === "chat_completions" && call.stream && !call.streamUsage;
       const sent = upstreamBody(call.format, call.body, { cap: call.outputCap, askUsage });
       const started = http.clock.monotonic();
+      let queued = 0; // time spent waiting at the endpoint's gate: not the call's own
       for (let attempt = 1;; attempt++) {
         const outcome = await throughGate(
           http.gate,
           signal,
           () => sendOnce(url, headers, { ...call, body: sent }, signal, http, redact),
+          (ms) => queued += ms,
         );
         if ("answer" in outcome) {
           const { status, contentType, body } = outcome.answer;
@@ -162,7 +146,7 @@ export function liveBackend(upstream: LiveUpstream, http: HttpDeps): GatewayBack
           outcome.retryAfterMs ?? 0,
           backoff / 2 + http.rng.nextFloat() * backoff / 2,
         );
-        const elapsed = http.clock.monotonic() - started;
+        const elapsed = http.clock.monotonic() - started - queued;
         if (attempt >= http.retry.maxAttempts || elapsed + waitMs > http.retry.maxTotalMs) {
           throw new ModelUnavailable(upstream.provider, status, message, attempt);
         }
@@ -172,6 +156,33 @@ export function liveBackend(upstream: LiveUpstream, http: HttpDeps): GatewayBack
       }
     },
   };
+}
+
+/**
+ * The headers of a forwarded call: Verdict's own (the real key, never the agent's dummy one),
+ * the betas the agent asked for joined with `--header anthropic-beta`, and `--header` over all.
+ */
+function upstreamHeaders(upstream: LiveUpstream, call: GatewayCall): Record<string, string> {
+  const extra = upstream.headers ?? {};
+  const headers: Record<string, string> = {
+    "content-type": "application/json",
+    accept: call.stream ? "text/event-stream" : "application/json",
+    ...(upstream.provider === "anthropic"
+      ? {
+        "x-api-key": upstream.apiKey,
+        "anthropic-version": ANTHROPIC_VERSION,
+        ...(call.betas ? { "anthropic-beta": call.betas } : {}),
+      }
+      : upstream.apiKey
+      ? { authorization: `Bearer ${upstream.apiKey}` }
+      : {}),
+    ...extra,
+  };
+  const betas = [call.betas, extra["anthropic-beta"]].filter(Boolean);
+  if (upstream.provider === "anthropic" && betas.length > 0) {
+    headers["anthropic-beta"] = betas.join(",");
+  }
+  return headers;
 }
 
 /** One attempt on a connection of its own, under the request timeout. */

@@ -82,8 +82,15 @@ export async function serveGateway(
       // A client that hangs up mid-request (a body dripped, then dropped), or a gateway closing
       // under one: a line that says so, not a stack trace per request.
       onError: (error) => {
-        report(`the model gateway dropped a request: ${dropped(error)}`);
-        return new Response(null, { status: 400 });
+        if (isDropped(error)) {
+          report(
+            `the model gateway dropped a request: its connection closed before the ` +
+              `request was whole (${(error as Error).message})`,
+          );
+          return new Response(null, { status: 400 });
+        }
+        report(`the model gateway failed on a request: ${(error as Error)?.stack ?? error}`);
+        return new Response(null, { status: 500 });
       },
     }, handler);
     await Deno.chmod(socketPath, 0o666);
@@ -108,9 +115,9 @@ export async function serveGateway(
   };
 }
 
-function dropped(error: unknown): string {
-  const message = error instanceof Error ? error.message : String(error);
-  return /unavailable|connection|closed|reset|broken pipe/i.test(message)
-    ? `its connection closed before the request was whole (${message})`
-    : message;
+// What a client gone mid-request looks like from here.
+function isDropped(error: unknown): boolean {
+  return error instanceof Deno.errors.BadResource || error instanceof Deno.errors.ConnectionReset ||
+    error instanceof Deno.errors.BrokenPipe || error instanceof Deno.errors.Interrupted ||
+    /unavailable|connection (closed|reset)|body.*(closed|aborted)/i.test(String(error));
 }

@@ -29,8 +29,8 @@ export const SIDECAR_ROLE = "gateway";
 // exec's session and output, and relays every connection in both directions in one thread (a
 // selector, with a bounded buffer per direction), so that many connections at once cost no
 // threads: the sidecar's pids limit (256) stopped a thread-per-direction relay at about 128. It
-// raises its open-file limit to the hard one, and a failed accept or connect drops that connection
-// only.
+// raises its open-file limit to the hard one; out of descriptors, it stops accepting until a
+// connection closes; a failed connect drops that connection only.
 const FORWARDER = `import os, resource, selectors, socket, sys
 port, path = int(sys.argv[1]), sys.argv[2]
 _, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
@@ -65,6 +65,11 @@ def watch(end):
         pass
     if mask:
         events.register(end.sock, mask, end)
+paused = [False]
+def pause():
+    if not paused[0]:
+        paused[0] = True
+        events.unregister(server)
 def close(end):
     for side in (end, end.peer):
         try:
@@ -72,6 +77,9 @@ def close(end):
         except (KeyError, ValueError):
             pass
         side.sock.close()
+    if paused[0]:
+        paused[0] = False
+        events.register(server, selectors.EVENT_READ)
 def finish_writes(end):
     if not end.out and end.peer.read_done and not end.write_done:
         end.write_done = True
@@ -86,8 +94,12 @@ def accept():
         except BlockingIOError:
             return
         except OSError:
-            return
-        upstream = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            return pause()
+        try:
+            upstream = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        except OSError:
+            client.close()
+            return pause()
         try:
             upstream.connect(path)
         except OSError:

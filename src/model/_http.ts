@@ -116,12 +116,18 @@ export async function postJson(post: JsonPost, deps: HttpDeps): Promise<unknown>
   const redact = (text: string) =>
     redactText(text.replace(/(https?:\/\/)[^/@\s]*@/g, "$1"), deps.secrets);
   const started = deps.clock.monotonic();
+  let queued = 0; // time spent waiting at the endpoint's gate: not the call's own
   for (let attempt = 1;; attempt++) {
-    const outcome = await throughGate(deps.gate, post.signal, () => sendOnce(post, deps, redact));
+    const outcome = await throughGate(
+      deps.gate,
+      post.signal,
+      () => sendOnce(post, deps, redact),
+      (ms) => queued += ms,
+    );
     if (!("status" in outcome)) return outcome.body;
     const { status, message, retryAfter } = outcome;
     if (outcome.final) throw new ModelUnavailable(post.provider, status, message, attempt);
-    const elapsed = deps.clock.monotonic() - started;
+    const elapsed = deps.clock.monotonic() - started - queued;
     const backoff = Math.min(deps.retry.maxDelayMs, deps.retry.baseDelayMs * 2 ** (attempt - 1));
     const waitMs = Math.max(retryAfter?.ms ?? 0, backoff / 2 + deps.rng.nextFloat() * backoff / 2);
     if (attempt >= deps.retry.maxAttempts) {

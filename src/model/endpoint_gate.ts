@@ -48,6 +48,7 @@ export class EndpointGate {
    * be called once the attempt is over.
    */
   async enter(signal: AbortSignal): Promise<() => void> {
+    signal.throwIfAborted();
     if (this.#free > 0) this.#free--;
     else {
       await new Promise<void>((resolve, reject) => {
@@ -82,6 +83,11 @@ export class EndpointGate {
     return release;
   }
 
+  /** The gate's clock, on its monotonic scale (so a caller can tell how long it waited). */
+  now(): number {
+    return this.#clock.monotonic();
+  }
+
   /** Every call waits `ms` from now (or longer, if another back-off already asked for more). */
   backOff(ms: number): void {
     this.#notBefore = Math.max(this.#notBefore, this.#clock.monotonic() + ms);
@@ -94,7 +100,7 @@ export class EndpointGate {
 
 /**
  * Runs one attempt through `gate` (a slot held for its whole length), or straight when there is
- * no gate.
+ * no gate; `onWaited` hears how long it queued, which is no part of a call's retry budget.
  *
  * @example
  * ```ts
@@ -111,9 +117,12 @@ export async function throughGate<T>(
   gate: EndpointGate | undefined,
   signal: AbortSignal,
   attempt: () => Promise<T>,
+  onWaited?: (ms: number) => void,
 ): Promise<T> {
   if (gate === undefined) return attempt();
+  const entering = gate.now();
   const release = await gate.enter(signal);
+  onWaited?.(gate.now() - entering);
   try {
     return await attempt();
   } finally {

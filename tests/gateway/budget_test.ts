@@ -190,3 +190,21 @@ Deno.test("the ledger counts cache reads and writes as input, as the loop does",
     { steps: 2, totalTokens: 118, costUsd: "0.000037" },
   );
 });
+
+Deno.test("a call asking for fewer tokens than a short answer is let through with its own cap; an uncapped call is sent no cap while the budget affords the default", async () => {
+  const backend = counting(10, 1);
+  const gateway = budgetedBackend(backend, new GatewayLedger(null), gatewayBudget(LIMITS));
+  const probe = { model: "claude", max_tokens: 1, messages: [] };
+  assert.equal((await gateway.answer(gatewayCall(1, "messages", probe), signal)).status, 200);
+  const roomy = budgetedBackend(
+    backend,
+    new GatewayLedger(null),
+    gatewayBudget({ ...LIMITS, max_total_tokens: 1_000_000 }),
+  );
+  const uncapped = { model: "gpt-4o", messages: [] };
+  assert.equal(
+    (await roomy.answer(gatewayCall(2, "chat_completions", uncapped), signal)).status,
+    200,
+  );
+  assert.deepEqual(backend.caps, [undefined, undefined], "no cap sent in either case");
+});

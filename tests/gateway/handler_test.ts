@@ -180,3 +180,35 @@ Deno.test("the hook hears the exchange before the agent receives the answer", as
   await response.body?.cancel();
   assert.deepEqual(order, ["hook", "answer"]);
 });
+
+Deno.test("a call whose agent stopped while its body was still arriving is refused 503 and not heard", async () => {
+  let open = true;
+  const heard: number[] = [];
+  const handler = gatewayHandler({
+    key: "k",
+    backend: { spec: "none", answer: () => Promise.reject(new Error("never asked")) },
+    onExchange: (call) => void heard.push(call.number),
+    accepting: () => open,
+  });
+  const encoder = new TextEncoder();
+  const body = new ReadableStream<Uint8Array>({
+    async start(controller) {
+      controller.enqueue(encoder.encode('{"model":"m",'));
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      open = false; // the agent's command exits while the rest is on its way
+      controller.enqueue(encoder.encode('"messages":[]}'));
+      controller.close();
+    },
+  });
+  const answer = await handler(
+    new Request("http://gateway/v1/chat/completions", {
+      method: "POST",
+      headers: { authorization: "Bearer k" },
+      body,
+    }),
+  );
+  assert.equal(answer.status, 503);
+  assert.equal(answer.headers.get("x-should-retry"), "false");
+  assert.match(await answer.text(), /the agent has stopped/);
+  assert.deepEqual(heard, []);
+});

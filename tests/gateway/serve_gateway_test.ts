@@ -90,6 +90,35 @@ Deno.test("a client that drips a body and hangs up, or is cut by the gateway clo
       line,
       /^the model gateway dropped a request: its connection closed before the request was whole/,
     );
-    assert.doesNotMatch(line, /\n|    at /);
+    assert.doesNotMatch(line, /\n| {4}at /);
   }
+});
+
+Deno.test("a failure of the gateway's own is a 500 and its stack, not a dropped client's line", async () => {
+  const lines: string[] = [];
+  const gateway = await serveGateway(
+    () => Promise.reject(new TypeError("a bug in recording")),
+    GATEWAY_SOCKET_ROOT,
+    (line) => lines.push(line),
+  );
+  try {
+    const client = Deno.createHttpClient({
+      proxy: { transport: "unix", path: gateway.socketPath },
+    });
+    const answer = await fetch("http://gateway/v1/messages", {
+      client,
+      method: "POST",
+      body: "{}",
+    });
+    await answer.body?.cancel();
+    client.close();
+    assert.equal(answer.status, 500);
+  } finally {
+    await gateway.close();
+  }
+  assert.equal(lines.length, 1);
+  assert.match(
+    lines[0],
+    /^the model gateway failed on a request: TypeError: a bug in recording\n {4}at /,
+  );
 });

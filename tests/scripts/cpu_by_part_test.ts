@@ -52,16 +52,31 @@ Deno.test("cpu_by_part: it moves the engine of the pid file and the step, and re
   await usage("docker", 1e9);
   await usage("verdict-engine", 2e9);
   await usage("verdict-step", 3e9);
-  // A stand-in for dockerd: a process with no containerd child, whose pid the file names.
-  const engine = new Deno.Command("sh", { args: ["-c", "sleep 30"] }).spawn();
+  // A stand-in for dockerd, whose pid the file names, with a child named containerd.
+  const containerd = join(scratch.path, "containerd");
+  await Deno.copyFile("/bin/sleep", containerd);
+  await Deno.chmod(containerd, 0o755);
+  const engine = new Deno.Command("sh", { args: ["-c", `${containerd} 30 & wait`] }).spawn();
   try {
     await Deno.writeTextFile(pidfile, `${engine.pid}\n`);
+    let child = "";
+    for (let tries = 0; tries < 50 && child === ""; tries++) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      const listed = await new Deno.Command("sh", {
+        args: ["-c", `pgrep -P ${engine.pid} -x containerd || true`],
+      }).output();
+      child = new TextDecoder().decode(listed.stdout).trim();
+    }
     const env = { CPU_BY_PART_ROOT: root, CPU_BY_PART_PIDFILE: pidfile, PATH: "/usr/bin:/bin" };
     const started = await script(["start", "4242", state], env);
     assert.equal(started.code, 0, started.stderr);
     assert.equal(started.stdout, "");
     const moved = (folder: string) => Deno.readTextFile(join(root, folder, "cgroup.procs"));
-    assert.equal(await moved("verdict-engine"), `${engine.pid}\n`, "only the pid file's engine");
+    assert.equal(
+      await moved("verdict-engine"),
+      `${engine.pid}\n${child}\n`,
+      "only the pid file's dockerd and its containerd",
+    );
     assert.equal(await moved("verdict-step"), "4242\n");
 
     await usage("docker", 4e9); // the containers used 3 s, the engine 1.5 s, the step 10 s
@@ -75,7 +90,24 @@ Deno.test("cpu_by_part: it moves the engine of the pid file and the step, and re
     assert.match(reported.stdout, /^\s+3\.0 CPU-s\s+\d+%\s+the containers' own processes/m);
     assert.match(reported.stdout, /^\s+[\d.]+ CPU-s\s+\d+%\s+in all$/m);
   } finally {
-    engine.kill();
+    // Its containerd first: the shell that waits on it then ends by itself.
+    await new Deno.Command("sh", { args: ["-c", `pkill -P ${engine.pid} || true`] }).output();
     await engine.status;
   }
+});
+
+Deno.test("cpu_by_part: a dockerd whose containerd is not its child is not measured, and says so", async () => {
+  await using scratch = await scratchDir("cpu-by-part-no-containerd");
+  const root = join(scratch.path, "cpuacct");
+  await Deno.mkdir(join(root, "docker"), { recursive: true });
+  await Deno.writeTextFile(join(root, "cpuacct.usage"), "0\n");
+  const pidfile = join(scratch.path, "docker.pid");
+  await Deno.writeTextFile(pidfile, `${Deno.pid}\n`); // this process: no containerd child
+  const env = { CPU_BY_PART_ROOT: root, CPU_BY_PART_PIDFILE: pidfile, PATH: "/usr/bin:/bin" };
+  const started = await script(["start", "4242", join(scratch.path, "state")], env);
+  assert.match(started.stdout, /^CPU by part: not measured \(no containerd runs under the dockerd/);
+  assert.equal(
+    (await script(["report", join(scratch.path, "state")], env)).stdout,
+    "CPU by part: not measured\n",
+  );
 });

@@ -102,7 +102,8 @@ export function outcomeFromPayload(
  * ```
  */
 export function withAgentStop(graded: Grade, outcome: AgentOutcome): Grade {
-  if (graded.verdict === "pass" || graded.reason.startsWith("tampering")) return graded;
+  // A pass stays a pass, tampering the agent's, and a broken task (an evaluator error) the task's.
+  if (graded.bucket !== "agent_failure" || graded.reason.startsWith("tampering")) return graded;
   const failure = outcome.providerFailure;
   if (failure !== undefined) {
     const calls = `${failure.calls} call${failure.calls === 1 ? "" : "s"}`;
