@@ -9,7 +9,7 @@
  */
 import { costOf, formatUsd, type Usd, usd } from "../core/money.ts";
 import { utf8Length } from "../core/utf8_length.ts";
-import type { GatewayBackend, GatewayCall } from "./gateway.ts";
+import type { GatewayAnswer, GatewayBackend, GatewayCall } from "./gateway.ts";
 import {
   type AnsweredInput,
   answeredInput,
@@ -237,6 +237,53 @@ function admitWithin(
 
 function bigMin(a: bigint, b: bigint): bigint {
   return a < b ? a : b;
+}
+
+/**
+ * A backend that keeps to a recorded run's budget decisions, for a replay: the calls the record
+ * refused (by their numbers) get their recorded refusals again, and every other call is admitted
+ * and charged. Admission in the run depended on what was under way at the time, which a replay's
+ * timing does not reproduce; the record does.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { recordedBudgetBackend } from "./budget.ts";
+ * import { GatewayLedger } from "./ledger.ts";
+ * const refusal = { status: 400, contentType: "application/json", body: "{}", usage: null };
+ * const ledger = new GatewayLedger(null);
+ * const backend = recordedBudgetBackend({
+ *   spec: "replay",
+ *   answer: () => Promise.resolve({ ...refusal, status: 200, usage: { input: 1, cachedInput: 0, output: 1 } }),
+ * }, ledger, new Map([[2, { answer: refusal, detail: "max_total_tokens 9 cannot afford another call" }]]));
+ * const call = {
+ *   number: 1, format: "messages" as const, stream: false, model: "m", body: "{}",
+ *   request: { system: "", messages: [], tools: [], maxOutputTokens: 1 },
+ * };
+ * const signal = new AbortController().signal;
+ * assert.equal((await backend.answer(call, signal)).status, 200);
+ * assert.equal((await backend.answer({ ...call, number: 2 }, signal)).status, 400);
+ * assert.equal(ledger.stop?.reason, "budget");
+ * ```
+ */
+export function recordedBudgetBackend(
+  backend: GatewayBackend,
+  ledger: GatewayLedger,
+  refusals: ReadonlyMap<number, { answer: GatewayAnswer; detail: string }>,
+): GatewayBackend {
+  return {
+    spec: backend.spec,
+    async answer(call, signal) {
+      const refused = refusals.get(call.number);
+      if (refused !== undefined) {
+        ledger.refuse(refused.detail);
+        return { ...refused.answer, refusal: true };
+      }
+      const answer = await backend.answer(call, signal);
+      ledger.charge(answer.usage);
+      return answer;
+    },
+  };
 }
 
 /**

@@ -9,8 +9,9 @@
  * @module
  */
 import { SplitMix64 } from "../../core/rng.ts";
-import type { GatewayBackend } from "../../gateway/gateway.ts";
-import { recordedExchanges } from "../../gateway/recording.ts";
+import { BUDGET_REFUSAL_STATUS, recordedBudgetBackend } from "../../gateway/budget.ts";
+import type { GatewayAnswer, GatewayBackend } from "../../gateway/gateway.ts";
+import { type RecordedExchange, recordedExchanges } from "../../gateway/recording.ts";
 import { GatewayDivergence, replayBackend } from "../../gateway/replay_backend.ts";
 import type { Sandbox } from "../../engine/sandbox.ts";
 import { storeSnapshot } from "../../workspace/snapshot.ts";
@@ -87,15 +88,17 @@ export async function replayInstalled(replay: InstalledReplay): Promise<Installe
       }
     },
   };
-  // Charged, budgeted and recorded as the run was (into the scratch store), so the agent's
-  // outcome and the requirements on it are graded again; a call the run's budget refused is
-  // refused again, as the record says.
+  // Charged and recorded as the run was (into the scratch store), so the agent's outcome and the
+  // requirements on it are graded again; the calls the run's budget refused are refused again, by
+  // the record's decisions (the run's admissions depended on timing a replay does not keep).
+  const refusals = recordedRefusals(exchanges);
   const gateway = trialGatewaysFrom(
     replay.price,
     () => Promise.resolve(checked),
     (_call, _answer, failure) => {
       if (failure === undefined) calls++;
     },
+    (backend, ledger) => recordedBudgetBackend(backend, ledger, refusals),
   );
   const store = openStore(":memory:");
   try {
@@ -142,4 +145,28 @@ export async function replayInstalled(replay: InstalledReplay): Promise<Installe
   } finally {
     store.close();
   }
+}
+
+/** The text every budget refusal of the gateway's ends its message with, old records' included. */
+const REFUSAL_MARK = "Verdict answers no more model calls";
+
+/** The calls the record's budget refused, by number: their answers, and which budget, in words. */
+function recordedRefusals(
+  exchanges: readonly RecordedExchange[],
+): Map<number, { answer: GatewayAnswer; detail: string }> {
+  const refusals = new Map<number, { answer: GatewayAnswer; detail: string }>();
+  for (const { call, answer } of exchanges) {
+    if (answer.status !== BUDGET_REFUSAL_STATUS || !answer.body.includes(REFUSAL_MARK)) continue;
+    const detail = /budget (?:refuses the call|is spent): (.*); Verdict answers/.exec(answer.body);
+    refusals.set(call.number, {
+      answer: {
+        status: answer.status,
+        contentType: answer.content_type,
+        body: answer.body,
+        usage: null,
+      },
+      detail: detail?.[1] ?? "the recorded budget",
+    });
+  }
+  return refusals;
 }

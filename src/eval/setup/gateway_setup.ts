@@ -54,7 +54,8 @@ export function trialGateways(model: GatewayModel, price: Price | null): TrialGa
 
 /**
  * The gateway of each trial, around the backend `backendOf` makes for it: budgeted by the task's
- * limits, charged at `price`, every exchange recorded, every call the provider failed counted
+ * limits (or as `budgetOf` holds it), charged at `price`, every exchange recorded, every call the
+ * provider failed counted
  * (`GatewayLedger.providerFailed`); `heard` also hears each exchange (with what the backend threw,
  * if it failed), after it is recorded.
  *
@@ -70,11 +71,12 @@ export function trialGatewaysFrom(
   price: Price | null,
   backendOf: (trial: GatewayTrial) => Promise<GatewayBackend>,
   heard?: (call: GatewayCall, answer: GatewayAnswer, failure?: unknown) => void,
+  budgetOf: BudgetOf = (backend, ledger, trial) =>
+    budgetedBackend(backend, ledger, gatewayBudget(trial.plan.staged.task.manifest.limits)),
 ): TrialGatewayFactory {
   return async (trial) => {
     const ledger = new GatewayLedger(price);
-    const { limits } = trial.plan.staged.task.manifest;
-    const backend = budgetedBackend(await backendOf(trial), ledger, gatewayBudget(limits));
+    const backend = budgetOf(await backendOf(trial), ledger, trial);
     const handler = gatewayHandler({
       backend,
       key: trial.key,
@@ -89,6 +91,16 @@ export function trialGatewaysFrom(
     return { handler: (request) => handler(request, trial.signal), ledger };
   };
 }
+
+/**
+ * How a trial's backend is held to its budget: by the task's limits (`budgetedBackend`), or, in a
+ * replay, by the record's own decisions (`recordedBudgetBackend`).
+ */
+export type BudgetOf = (
+  backend: GatewayBackend,
+  ledger: GatewayLedger,
+  trial: GatewayTrial,
+) => GatewayBackend;
 
 /** The upstream's failure, as the live backend throws it (not a trial interrupted, not a bug). */
 function isProviderFailure(failure: unknown): failure is Error {
