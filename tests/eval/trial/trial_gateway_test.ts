@@ -10,6 +10,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { cmdAgent } from "../../../src/agent/cmd_agent.ts";
 import { LogicalClock } from "../../../src/core/clock.ts";
+import { systemClock } from "../../../src/core/system_clock.ts";
 import { SplitMix64 } from "../../../src/core/rng.ts";
 import { trialStartFrom } from "../../../src/eval/run/resume_point.ts";
 import { stageTask } from "../../../src/eval/trial/staged_task.ts";
@@ -225,3 +226,97 @@ Deno.test("the gateway stops answering when the agent stops: a call made after i
   assert.equal(all(events, EVENT.gatewayCall).length, 1, "the late call is not in the record");
   assert.equal(record.steps, 1);
 });
+
+/** How a provider fails, and the words the trial's reason must carry for it. */
+const PROVIDER_FAULTS: Array<
+  [string, (release: AbortSignal) => Response | Promise<Response>, RegExp]
+> = [
+  [
+    "hangs",
+    (release) =>
+      new Promise((resolve) =>
+        release.addEventListener("abort", () => resolve(new Response("late")))
+      ),
+    /no response within 0\.2 s \(--request-timeout\)/,
+  ],
+  ["answers 500 past the retries", () => new Response("down", { status: 500 }), /HTTP 500/],
+  ["answers 429 past the retries", () => new Response("slow down", { status: 429 }), /HTTP 429/],
+  ["cuts the stream", () =>
+    new Response(
+      new ReadableStream({
+        start(controller) {
+          controller.enqueue(new TextEncoder().encode('data: {"choices":[]}\n\n'));
+          controller.error(new Error("cut"));
+        },
+      }),
+      { headers: { "content-type": "text/event-stream" } },
+    ), /connection failed/],
+  ["refuses the key (401)", () => new Response("bad key", { status: 401 }), /HTTP 401/],
+  [
+    "answers malformed JSON",
+    () => new Response('{"choices": [', { headers: { "content-type": "application/json" } }),
+    /the body is not JSON/,
+  ],
+  [
+    "truncates the stream",
+    () =>
+      new Response('data: {"choices":[{"delta":{"content":"hi"}}]}\n\n', {
+        headers: { "content-type": "text/event-stream" },
+      }),
+    /stopped before data: \[DONE\]/,
+  ],
+];
+
+for (const [fault, reply, words] of PROVIDER_FAULTS) {
+  Deno.test(`a provider that ${fault} makes a cmd agent's failed trial infrastructure's, naming it`, async () => {
+    const release = new AbortController();
+    await using upstream = Deno.serve(
+      { hostname: "127.0.0.1", port: 0, onListen() {} },
+      () => reply(release.signal),
+    );
+    let gateway: { handler: GatewayHandler; key: string } | undefined;
+    const fx = await fixture({
+      exec: async ({ script }) => {
+        if (script.includes("/verdict/tests/")) return { exitCode: 1 }; // the tests fail
+        if (!script.includes("run.sh")) return {};
+        const answer = await gateway!.handler(
+          new Request("http://gateway/v1/chat/completions", {
+            method: "POST",
+            headers: { authorization: `Bearer ${gateway!.key}` },
+            body: JSON.stringify({ model: "gpt-test", stream: true, messages: [] }),
+          }),
+        );
+        await answer.body?.cancel();
+        return { exitCode: answer.status === 200 ? 0 : 1 };
+      },
+    });
+    const gateways = trialGateways({
+      kind: "live",
+      upstream: {
+        provider: "openai",
+        model: "gpt-test",
+        baseUrl: `http://127.0.0.1:${upstream.addr.port}/v1`,
+        apiKey: "sk-test",
+      },
+      http: {
+        clock: systemClock,
+        retry: { maxAttempts: 2, maxTotalMs: 5_000, baseDelayMs: 1, maxDelayMs: 1 },
+        requestTimeoutMs: 200,
+      },
+    }, null);
+    fx.deps.gateway = async (trial) => {
+      const opened = await gateways(trial);
+      gateway = { handler: opened.handler, key: trial.key };
+      return opened;
+    };
+    try {
+      const { record, cleanup } = await runTrial(fx.plan, fx.deps);
+      await cleanup;
+      assert.equal(record.bucket, "infrastructure_error", record.reason);
+      assert.match(record.reason, /^the model provider failed 1 call: /);
+      assert.match(record.reason, words);
+    } finally {
+      release.abort();
+    }
+  });
+}
