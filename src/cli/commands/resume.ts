@@ -9,6 +9,8 @@ import { setupLoopAgent } from "../../eval/setup/loop_setup.ts";
 import { resumeRun } from "../../eval/run/resume.ts";
 import { type Command, HOME_OPTION, JSON_OPTION } from "../command.ts";
 import { progressDisplay } from "../progress.ts";
+import { PROVIDER_OPTIONS, providerFlags } from "../provider_flags.ts";
+import type { ProviderOptions } from "../../model/provider_options.ts";
 import { sandboxFromEnv, withInterrupt } from "../runtime.ts";
 import { findRun, openExistingStore, resolveHome } from "../state.ts";
 import { exitCodeOf, printSummary } from "./_run_summary.ts";
@@ -32,6 +34,7 @@ export const resumeCommand: Command = {
       path: "read",
       keywords: ["default"],
     },
+    "max-connections": PROVIDER_OPTIONS["max-connections"],
     ...JSON_OPTION,
     ...HOME_OPTION,
   },
@@ -40,6 +43,8 @@ export const resumeCommand: Command = {
     "The run continues with the model, policy, tools and tasks it was recorded with; if any of\n" +
     "them changed, resume refuses (exit 2) and says what differs. Exit codes as for eval.",
   async run({ io, values, positionals }) {
+    // A transport setting, not part of the run: given again on resume, or not at all.
+    const { maxConnections } = providerFlags({ "max-connections": values["max-connections"] });
     const home = resolveHome(values, io);
     const store = openExistingStore(home);
     try {
@@ -59,7 +64,7 @@ export const resumeCommand: Command = {
           progress,
           loopSetup: (config, tasks) =>
             setupLoopAgent({
-              ...recordedChoices(config),
+              ...withMaxConnections(recordedChoices(config), maxConnections),
               env: (name) => io.env(name),
               home,
               clock: systemClock, // no crash knob: a resumed run is not interrupted again on purpose
@@ -74,3 +79,11 @@ export const resumeCommand: Command = {
     }
   },
 };
+
+function withMaxConnections<T extends { providerOptions?: ProviderOptions }>(
+  choices: T,
+  maxConnections: number | undefined,
+): T {
+  if (maxConnections === undefined) return choices;
+  return { ...choices, providerOptions: { ...choices.providerOptions, maxConnections } };
+}

@@ -141,62 +141,89 @@ Deno.test("a CLI past the task's deadline is killed with its container, and the 
   assert.deepEqual(await containersLabelled(docker, `verdict.run=${run}`), []);
 });
 
+/** How the provider fails: 500 on every attempt, or a stream cut after its first event. */
+const FAULTS = {
+  "answers 500": {
+    reply: () =>
+      Response.json({ error: { type: "api_error", message: "the provider is down" } }, {
+        status: 500,
+      }),
+    words: /HTTP 500/,
+  },
+  "cuts its stream": {
+    reply: () =>
+      new Response(
+        new ReadableStream({
+          start(controller) {
+            controller.enqueue(new TextEncoder().encode('event: ping\ndata: {"type":"ping"}\n\n'));
+            controller.error(new Error("cut"));
+          },
+        }),
+        { headers: { "content-type": "text/event-stream" } },
+      ),
+    words: /connection failed/,
+  },
+};
+
 for (
-  const { agent, provider, baseUrl, keyName, route } of [
-    {
-      agent: "claude-code",
-      provider: "anthropic",
-      baseUrl: (url: string) => url,
-      keyName: "ANTHROPIC_API_KEY",
-      route: "/v1/messages",
-    },
-    {
-      agent: "codex",
-      provider: "openai",
-      baseUrl: (url: string) => `${url}/v1`,
-      keyName: "OPENAI_API_KEY",
-      route: "/v1/responses",
-    },
-  ]
+  const [fault, { reply, words }] of Object.entries(FAULTS)
 ) {
-  Deno.test(`${agent} against a provider that answers 500: the trial is infrastructure's (exit 3), and the upstream sees only the gateway's attempts`, async () => {
-    await requireDocker();
-    await using home = await scratchDir(`kit-down-${agent}`);
-    await requireKits(home.path, [agent]);
-    const seen: string[] = [];
-    await using _upstream = Deno.serve(
-      { hostname: "127.0.0.1", port: 0, onListen() {} },
-      (request) => {
-        seen.push(new URL(request.url).pathname);
-        return Response.json({ error: { type: "api_error", message: "the provider is down" } }, {
-          status: 500,
-        });
+  for (
+    const { agent, provider, baseUrl, keyName, route } of [
+      {
+        agent: "claude-code",
+        provider: "anthropic",
+        baseUrl: (url: string) => url,
+        keyName: "ANTHROPIC_API_KEY",
+        route: "/v1/messages",
       },
-    );
-    const evaluated = await runVerdict([
-      "eval",
-      LIVE_ENV,
-      "--agent",
-      agent,
-      "--model",
-      `${provider}:down-test`,
-      "--base-url",
-      baseUrl(`http://127.0.0.1:${_upstream.addr.port}`),
-      "--retries",
-      "1",
-      "--no-cost",
-      "--home",
-      home.path,
-    ], { env: { [keyName]: REAL_KEY } });
-    assert.equal(evaluated.code, 3, evaluated.stdout + evaluated.stderr);
-    const run = /^run (\S+):/m.exec(evaluated.stdout)![1];
-    const results = JSON.parse(
-      await Deno.readTextFile(join(home.path, "runs", run, "results.json")),
-    );
-    const [trial] = results.trials;
-    assert.equal(trial.bucket, "infrastructure_error", trial.reason);
-    assert.match(trial.reason, /^the model provider failed \d+ calls?: .*HTTP 500/);
-    // Two attempts (--retries 1) for the one call the CLI made before it gave up.
-    assert.deepEqual(seen, [route, route]);
-  });
+      {
+        agent: "codex",
+        provider: "openai",
+        baseUrl: (url: string) => `${url}/v1`,
+        keyName: "OPENAI_API_KEY",
+        route: "/v1/responses",
+      },
+    ]
+  ) {
+    Deno.test(`${agent} against a provider that ${fault}: the trial is infrastructure's (exit 3), and the upstream sees only the gateway's attempts`, async () => {
+      await requireDocker();
+      await using home = await scratchDir(`kit-down-${agent}`);
+      await requireKits(home.path, [agent]);
+      const seen: string[] = [];
+      await using _upstream = Deno.serve(
+        { hostname: "127.0.0.1", port: 0, onListen() {} },
+        (request) => {
+          seen.push(new URL(request.url).pathname);
+          return reply();
+        },
+      );
+      const evaluated = await runVerdict([
+        "eval",
+        LIVE_ENV,
+        "--agent",
+        agent,
+        "--model",
+        `${provider}:down-test`,
+        "--base-url",
+        baseUrl(`http://127.0.0.1:${_upstream.addr.port}`),
+        "--retries",
+        "1",
+        "--no-cost",
+        "--home",
+        home.path,
+      ], { env: { [keyName]: REAL_KEY } });
+      assert.equal(evaluated.code, 3, evaluated.stdout + evaluated.stderr);
+      const run = /^run (\S+):/m.exec(evaluated.stdout)![1];
+      const results = JSON.parse(
+        await Deno.readTextFile(join(home.path, "runs", run, "results.json")),
+      );
+      const [trial] = results.trials;
+      assert.equal(trial.bucket, "infrastructure_error", trial.reason);
+      assert.match(trial.reason, /^the model provider failed \d+ calls?: /);
+      assert.match(trial.reason, words);
+      // Two attempts (--retries 1) for the one call the CLI made before it gave up.
+      assert.deepEqual(seen, [route, route]);
+    });
+  }
 }
