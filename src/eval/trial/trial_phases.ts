@@ -33,6 +33,8 @@ export interface AgentSeat {
   container?: SandboxContainer;
   /** The ledger of the trial's model gateway, for an installed agent that got one. */
   ledger?: GatewayLedger;
+  /** Graders started ahead for this trial, already the trial's (removed with it). */
+  warmGraders?: Partial<Record<"grader" | "canary", Promise<SandboxContainer>>>;
 }
 
 /** The containers a trial has once it has begun. */
@@ -72,21 +74,22 @@ export async function openNew(scope: TrialScope): Promise<AgentSeat> {
     agent: deps.agent.name,
     image: staged.task.manifest.image,
   })]);
-  const warmed = deps.warm?.take(plan.session, "agent");
+  // What was started ahead for this trial is the trial's from here on: removed with it, even
+  // when it fails before it uses them.
+  const [warmed, grader, canary] = (["agent", "grader", "canary"] as const).map((role) => {
+    const starting = deps.warm?.take(plan.session, role);
+    return starting && scope.adoptStarting(starting);
+  });
   const image = warmed ? undefined : staged.kind.agentImage(staged, deps.images, deps.signal);
   // The image builds while the gateway opens; a failure to open it leaves the build unawaited.
   image?.catch(() => undefined);
   const { setup, ledger } = await agentSurroundings(scope);
-  let container: SandboxContainer;
-  if (warmed) {
-    container = await warmed;
-    scope.adopt(container);
-  } else container = await scope.start("agent", image!, setup);
+  const container = warmed ? await warmed : await scope.start("agent", image!, setup);
   scope.record([event(EVENT.workspaceStaged, {
     root: staged.initial.root,
     entries: staged.initial.entries.length,
   })]);
-  return { container, ledger };
+  return { container, ledger, warmGraders: { grader, canary } };
 }
 
 /** An interrupted trial whose agent container survived: it is taken back as it is. */
@@ -134,7 +137,9 @@ export function reopenWithout(scope: TrialScope, resumed: Resumption): Promise<A
 export function startGraders(scope: TrialScope, seat: AgentSeat): Begun {
   const { plan: { staged, session }, deps } = scope;
   let image: Promise<string> | undefined;
-  const grader = (role: string) => {
+  const grader = (role: "grader" | "canary") => {
+    const adopted = seat.warmGraders?.[role];
+    if (adopted) return adopted;
     const warmed = deps.warm?.take(session, role);
     if (warmed) return scope.adoptStarting(warmed);
     image ??= staged.kind.graderImage(staged, deps.images, deps.signal);
@@ -142,7 +147,8 @@ export function startGraders(scope: TrialScope, seat: AgentSeat): Begun {
   };
   const success = grader("grader");
   const canaryGrader = staged.task.manifest.success.canary ? grader("canary") : undefined;
-  return { ...seat, grader: success, canaryGrader };
+  const { warmGraders: _, ...rest } = seat;
+  return { ...rest, grader: success, canaryGrader };
 }
 
 /** Lets the agent work in its container until it stops, and records how it ended. */

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { LogicalClock } from "../../../src/core/clock.ts";
+import { InfrastructureError } from "../../../src/core/errors.ts";
 import { runEval } from "../../../src/eval/run/run_eval.ts";
 import { MemorySandbox } from "../../../src/engine/memory_sandbox.ts";
 import { scratchDir } from "../../_verdict.ts";
@@ -71,4 +72,48 @@ Deno.test("an interrupted run removes the containers started ahead for trials th
   const begun = outcome.results.trials.length;
   assert.ok(agents.length > begun, `${agents.length} agent containers for ${begun} trials`);
   assert.equal(sandbox.live().length, 0, "a container started ahead was left behind");
+});
+
+Deno.test("a trial that fails before it grades takes its graders started ahead down with it, not at the run's end", async () => {
+  let agentStarts = 0;
+  const sandbox = new MemorySandbox({
+    exec: ({ script }) => ({ exitCode: script.includes("tests/test.sh") ? 1 : 0 }),
+    // The second trial's agent container, started ahead (the first start of all: it begins as
+    // the first trial is taken), cannot start: that trial fails before it grades.
+    fault: (operation) => {
+      if (operation.op === "start" && operation.spec.labels["verdict.role"] === "agent") {
+        if (++agentStarts === 1) throw new InfrastructureError("the engine lost it");
+      }
+    },
+  });
+  await using home = await scratchDir("warm-failed");
+  const sessions: string[] = [];
+  let leftAtThirdFinish: string[] = [];
+  const outcome = await runEval({
+    paths: ["tasks/fix-slugify"],
+    agent: "nop",
+    repeat: 3,
+    concurrency: 1,
+    seed: 0,
+    home: home.path,
+  }, {
+    sandbox,
+    clock: new LogicalClock(),
+    signal: new AbortController().signal,
+    progress: {
+      runStarted() {},
+      trialFinished(trial) {
+        sessions.push(trial.session);
+        if (sessions.length === 3) {
+          leftAtThirdFinish = sandbox.live()
+            .filter((container) => container.spec.labels["verdict.session"] === sessions[1])
+            .map((container) => container.spec.labels["verdict.role"]);
+        }
+      },
+    },
+  });
+  const failed = outcome.results.trials.find((trial) => trial.session === sessions[1])!;
+  assert.equal(failed.bucket, "infrastructure_error", failed.reason);
+  assert.deepEqual(leftAtThirdFinish, [], "the failed trial's grader outlived it");
+  assert.equal(sandbox.live().length, 0);
 });
