@@ -76,7 +76,7 @@ export class GatewayLedger {
   #cost: Usd | null;
   #stop: LedgerStop | null = null;
   #providerFailure: ProviderFailure | null = null;
-  #closed = false;
+  readonly #closing = new AbortController();
 
   /** A ledger that prices calls at `price` (null: the cost stays unknown). */
   constructor(price: Price | null) {
@@ -117,15 +117,20 @@ export class GatewayLedger {
 
   /**
    * The agent has stopped: its gateway answers no more calls (a process it left behind gets a
-   * refusal, and nothing of it is recorded).
+   * refusal, and nothing of it is recorded), and the calls still under way are aborted.
    */
   close(): void {
-    this.#closed = true;
+    this.#closing.abort(new Error("the agent has stopped"));
   }
 
   /** Whether the agent has stopped. */
   get closed(): boolean {
-    return this.#closed;
+    return this.#closing.signal.aborted;
+  }
+
+  /** Aborts, once the agent has stopped, the calls still under way. */
+  get closedSignal(): AbortSignal {
+    return this.#closing.signal;
   }
 
   /** The price calls are charged at, or null when unpriced. */

@@ -409,6 +409,6 @@ Deno.test("live: with a gate of 2 (--max-connections 2), a 429-ing upstream neve
     ),
   );
   assert.deepEqual(answers.map((answer) => answer.status), Array(6).fill(200));
-  assert.equal(most, 2);
+  assert(most >= 1 && most <= 2, `${most} calls were out at once`);
   assert.equal(server.received.length, 10, "4 refusals, 6 answers");
 });

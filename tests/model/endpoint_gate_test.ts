@@ -15,6 +15,7 @@ Deno.test("at most N attempts are out at once, and every waiting one gets its tu
       out--;
     }));
   await Promise.all(attempts);
+  // Two slots are taken at once (before any attempt can end); never a third.
   assert.equal(most, 2);
 });
 

@@ -82,13 +82,16 @@ export function trialGatewaysFrom(
       key: trial.key,
       accepting: () => !ledger.closed,
       onExchange: (call, answer, failure) => {
+        // A call still under way when the agent stopped was aborted: its answer reached no one.
+        if (ledger.closed) return;
         trial.record(recordExchange(call, answer, price));
         if (isProviderFailure(failure)) ledger.providerFailed(failure.message);
         heard?.(call, answer, failure);
       },
     });
-    // The trial's interrupt aborts a call under way.
-    return { handler: (request) => handler(request, trial.signal), ledger };
+    // The trial's interrupt, or its agent's end, aborts a call under way.
+    const stops = AbortSignal.any([trial.signal, ledger.closedSignal]);
+    return { handler: (request) => handler(request, stops), ledger };
   };
 }
 

@@ -320,3 +320,73 @@ for (const [fault, reply, words] of PROVIDER_FAULTS) {
     }
   });
 }
+
+Deno.test("a call still under way when the agent exits is aborted, and is neither charged nor recorded", async () => {
+  const release = new AbortController();
+  let upstreamSaw = 0;
+  let reached: () => void;
+  const upstreamReached = new Promise<void>((resolve) => reached = resolve);
+  await using upstream = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, () => {
+    upstreamSaw++;
+    reached();
+    return new Promise<Response>((resolve) =>
+      release.signal.addEventListener("abort", () => resolve(Response.json({ choices: [] })))
+    );
+  });
+  let gateway: { handler: GatewayHandler; key: string } | undefined;
+  let late: Promise<number> | undefined;
+  const fx = await fixture({
+    exec: async ({ script }) => {
+      if (script.includes("/verdict/tests/")) return { exitCode: 1 };
+      if (!script.includes("run.sh")) return {};
+      // A process the agent started calls the model, and the agent exits without waiting for
+      // the answer, once the call is out.
+      late = gateway!.handler(
+        new Request("http://gateway/v1/chat/completions", {
+          method: "POST",
+          headers: { authorization: `Bearer ${gateway!.key}` },
+          body: JSON.stringify({ model: "gpt-test", messages: [] }),
+        }),
+      ).then(async (answer) => (await answer.body?.cancel(), answer.status));
+      await upstreamReached;
+      return {};
+    },
+  });
+  const gateways = trialGateways({
+    kind: "live",
+    upstream: {
+      provider: "openai",
+      model: "gpt-test",
+      baseUrl: `http://127.0.0.1:${upstream.addr.port}/v1`,
+      apiKey: "sk-test",
+    },
+    http: {
+      clock: systemClock,
+      retry: { maxAttempts: 1, maxTotalMs: 1_000, baseDelayMs: 1, maxDelayMs: 1 },
+    },
+  }, null);
+  let ledger: GatewayLedger | undefined;
+  fx.deps.gateway = async (trial) => {
+    const opened = await gateways(trial);
+    gateway = { handler: opened.handler, key: trial.key };
+    ledger = opened.ledger;
+    return opened;
+  };
+  try {
+    const { record, cleanup } = await runTrial(fx.plan, fx.deps);
+    await cleanup;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const waited = new Promise<string>((resolve) => {
+      timer = setTimeout(() => resolve("still under way after 2 s"), 2_000);
+    });
+    const status = await Promise.race([late!, waited]);
+    clearTimeout(timer);
+    assert.equal(status, 502, "the call was cut when the agent exited");
+    assert.equal(upstreamSaw, 1);
+    assert.deepEqual(all(fx.store.events.read("s1"), EVENT.gatewayCall), []);
+    assert.equal(ledger!.totals.calls, 0);
+    assert.equal(record.bucket, "agent_failure", record.reason);
+  } finally {
+    release.abort();
+  }
+});
