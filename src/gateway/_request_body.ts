@@ -42,31 +42,35 @@ export async function readRequestBody(
   if (request.body === null) return { kind: "text", text: "" };
   const chunks: Uint8Array[] = [];
   let size = 0;
-  let hash: ReturnType<typeof createHash> | undefined;
-  let start: Uint8Array = new Uint8Array(0);
-  for await (const chunk of byteChunks(request.body)) {
-    size += chunk.byteLength;
+  // Read as it comes while it can still be admitted: the usual case, and the cheapest.
+  const reader = request.body.getReader();
+  while (size <= ceiling) {
+    const { done, value } = await reader.read();
+    if (done) return { kind: "text", text: new TextDecoder().decode(joined(chunks)) };
+    size += value.byteLength;
     if (size > limit) {
-      await request.body.cancel().catch(() => undefined);
+      await reader.cancel().catch(() => undefined);
       return { kind: "too_large" };
     }
-    if (hash === undefined && size <= ceiling) {
-      chunks.push(chunk.slice());
-      continue;
-    }
-    if (hash === undefined) {
-      hash = createHash("sha256");
-      start = firstBytes([...chunks, chunk], EXCERPT_BYTES);
-      for (const kept of chunks) hash.update(kept);
-      chunks.length = 0;
-    }
+    chunks.push(value);
+  }
+  reader.releaseLock();
+  // Past the ceiling: the rest only hashed and counted, read into one buffer reused.
+  const hash = createHash("sha256");
+  const start = firstBytes(chunks, EXCERPT_BYTES);
+  for (const kept of chunks) hash.update(kept);
+  chunks.length = 0;
+  for await (const chunk of byteChunks(request.body)) {
+    size += chunk.byteLength;
+    if (size > limit) break; // the reader's lock goes with the loop
     hash.update(chunk);
   }
-  if (hash !== undefined) {
-    const excerpt = new TextDecoder().decode(start);
-    return { kind: "unread", bytes: size, sha256: hash.digest("hex"), excerpt };
+  if (size > limit) {
+    await request.body.cancel().catch(() => undefined);
+    return { kind: "too_large" };
   }
-  return { kind: "text", text: new TextDecoder().decode(joined(chunks)) };
+  const excerpt = new TextDecoder().decode(start);
+  return { kind: "unread", bytes: size, sha256: hash.digest("hex"), excerpt };
 }
 
 /**
