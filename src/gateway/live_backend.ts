@@ -133,6 +133,15 @@ export function liveBackend(upstream: LiveUpstream, http: HttpDeps): GatewayBack
           if (status === 401 || status === 403) {
             throw new ModelRejected(upstream.provider, status, excerpt(body));
           }
+          // A request the gateway changed (its output cap lowered to what the budget affords) and
+          // the provider then refused is not the agent's to answer for.
+          if (status === 400 && call.outputCap !== undefined) {
+            throw new ModelRejected(
+              upstream.provider,
+              status,
+              `${excerpt(body)} (the gateway had lowered the output cap to ${call.outputCap})`,
+            );
+          }
           const problem = status < 300 ? answerProblem(call.format, contentType, body) : null;
           if (problem !== null) throw new MalformedResponse(upstream.provider, problem);
           return askUsage ? { ...outcome.answer, body: withoutUsageChunks(body) } : outcome.answer;

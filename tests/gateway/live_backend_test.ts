@@ -412,3 +412,22 @@ Deno.test("live: with a gate of 2 (--max-connections 2), a 429-ing upstream neve
   assert(most >= 1 && most <= 2, `${most} calls were out at once`);
   assert.equal(server.received.length, 10, "4 refusals, 6 answers");
 });
+
+Deno.test("live: a 400 to a request whose cap the gateway lowered is not the agent's: the provider refused what the gateway sent", async () => {
+  const refusal = JSON.stringify({ error: { message: "max_tokens: too small for thinking" } });
+  await using server = upstream([
+    () => new Response(refusal, { status: 400, headers: { "content-type": "application/json" } }),
+  ]);
+  const backend = liveBackend(openAi(server.url), http());
+  const call = gatewayCall(1, "chat_completions", { model: "gpt-test", max_tokens: 9000 });
+  const error = await backend.answer({ ...call, outputCap: 700 }, signal())
+    .then(() => undefined, (error) => error);
+  assert(error instanceof ModelRejected, String(error));
+  assert.match(
+    error.message,
+    /HTTP 400: .*too small.*the gateway had lowered the output cap to 700/,
+  );
+  // The same 400 to the agent's own request is the agent's answer, as sent.
+  const answer = await backend.answer(call, signal());
+  assert.deepEqual([answer.status, answer.body], [400, refusal]);
+});
