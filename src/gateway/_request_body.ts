@@ -46,7 +46,7 @@ export async function readRequestBody(
   const reader = request.body.getReader();
   while (size <= ceiling) {
     const { done, value } = await reader.read();
-    if (done) return { kind: "text", text: new TextDecoder().decode(joined(chunks)) };
+    if (done) return { kind: "text", text: decoded(chunks) };
     size += value.byteLength;
     if (size > limit) {
       await reader.cancel().catch(() => undefined);
@@ -57,7 +57,7 @@ export async function readRequestBody(
   reader.releaseLock();
   // Past the ceiling: the rest only hashed and counted, read into one buffer reused.
   const hash = createHash("sha256");
-  const start = firstBytes(chunks, EXCERPT_BYTES);
+  const excerpt = decoded(firstBytes(chunks, EXCERPT_BYTES));
   for (const kept of chunks) hash.update(kept);
   chunks.length = 0;
   for await (const chunk of byteChunks(request.body)) {
@@ -69,7 +69,6 @@ export async function readRequestBody(
     await request.body.cancel().catch(() => undefined);
     return { kind: "too_large" };
   }
-  const excerpt = new TextDecoder().decode(start);
   return { kind: "unread", bytes: size, sha256: hash.digest("hex"), excerpt };
 }
 
@@ -99,17 +98,13 @@ async function* byteChunks(body: ReadableStream<Uint8Array>): AsyncGenerator<Uin
   }
 }
 
-function joined(chunks: readonly Uint8Array[]): Uint8Array {
-  const bytes = new Uint8Array(chunks.reduce((sum, chunk) => sum + chunk.byteLength, 0));
-  let offset = 0;
-  for (const chunk of chunks) {
-    bytes.set(chunk, offset);
-    offset += chunk.byteLength;
-  }
-  return bytes;
+// Decoded chunk by chunk: no joined copy of the body is made.
+function decoded(chunks: readonly Uint8Array[]): string {
+  const decoder = new TextDecoder();
+  return chunks.map((chunk) => decoder.decode(chunk, { stream: true })).join("") + decoder.decode();
 }
 
-function firstBytes(chunks: readonly Uint8Array[], count: number): Uint8Array {
+function firstBytes(chunks: readonly Uint8Array[], count: number): Uint8Array[] {
   const taken: Uint8Array[] = [];
   let size = 0;
   for (const chunk of chunks) {
@@ -117,5 +112,5 @@ function firstBytes(chunks: readonly Uint8Array[], count: number): Uint8Array {
     taken.push(chunk.subarray(0, count - size));
     size += taken.at(-1)!.byteLength;
   }
-  return joined(taken);
+  return taken;
 }

@@ -133,9 +133,10 @@ export function liveBackend(upstream: LiveUpstream, http: HttpDeps): GatewayBack
           if (status === 401 || status === 403) {
             throw new ModelRejected(upstream.provider, status, excerpt(body));
           }
-          // A request the gateway changed (its output cap lowered to what the budget affords) and
-          // the provider then refused is not the agent's to answer for.
-          if (status === 400 && call.outputCap !== undefined) {
+          // A refusal of the cap the gateway lowered (to what the budget affords) is not the
+          // agent's to answer for; any other 400 is, changed body or not: an agent must not turn
+          // its own bad request into an infrastructure error by asking for a large cap.
+          if (status === 400 && call.outputCap !== undefined && CAP_FIELDS.test(body)) {
             throw new ModelRejected(
               upstream.provider,
               status,
@@ -193,6 +194,9 @@ function upstreamHeaders(upstream: LiveUpstream, call: GatewayCall): Record<stri
   }
   return headers;
 }
+
+/** The fields the gateway rewrites when it lowers a cap, as a provider's 400 names them. */
+const CAP_FIELDS = /max_tokens|max_completion_tokens|max_output_tokens|budget_tokens/;
 
 /** One attempt on a connection of its own, under the request timeout. */
 async function sendOnce(

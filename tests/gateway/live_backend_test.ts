@@ -431,3 +431,16 @@ Deno.test("live: a 400 to a request whose cap the gateway lowered is not the age
   const answer = await backend.answer(call, signal());
   assert.deepEqual([answer.status, answer.body], [400, refusal]);
 });
+
+Deno.test("live: a hostile agent's own bad request stays its answer even when the gateway lowered its cap", async () => {
+  const refusal = JSON.stringify({ error: { message: "tools[0].function.name: invalid" } });
+  await using server = upstream([
+    () => new Response(refusal, { status: 400, headers: { "content-type": "application/json" } }),
+  ]);
+  const call = gatewayCall(1, "chat_completions", { model: "gpt-test", max_tokens: 999_999 });
+  const answer = await liveBackend(openAi(server.url), http()).answer(
+    { ...call, outputCap: 700 },
+    signal(),
+  );
+  assert.deepEqual([answer.status, answer.body], [400, refusal], "not an infrastructure error");
+});

@@ -227,6 +227,24 @@ Deno.test("the gateway stops answering when the agent stops: a call made after i
   assert.equal(record.steps, 1);
 });
 
+/** Trials' gateways forwarding to a loopback OpenAI upstream on `port`, retrying briefly. */
+function liveGateways(port: number, maxAttempts: number, requestTimeoutMs?: number) {
+  return trialGateways({
+    kind: "live",
+    upstream: {
+      provider: "openai",
+      model: "gpt-test",
+      baseUrl: `http://127.0.0.1:${port}/v1`,
+      apiKey: "sk-test",
+    },
+    http: {
+      clock: systemClock,
+      retry: { maxAttempts, maxTotalMs: 5_000, baseDelayMs: 1, maxDelayMs: 1 },
+      requestTimeoutMs,
+    },
+  }, null);
+}
+
 /** How a provider fails, and the words the trial's reason must carry for it. */
 const PROVIDER_FAULTS: Array<
   [string, (release: AbortSignal) => Response | Promise<Response>, RegExp]
@@ -290,20 +308,7 @@ for (const [fault, reply, words] of PROVIDER_FAULTS) {
         return { exitCode: answer.status === 200 ? 0 : 1 };
       },
     });
-    const gateways = trialGateways({
-      kind: "live",
-      upstream: {
-        provider: "openai",
-        model: "gpt-test",
-        baseUrl: `http://127.0.0.1:${upstream.addr.port}/v1`,
-        apiKey: "sk-test",
-      },
-      http: {
-        clock: systemClock,
-        retry: { maxAttempts: 2, maxTotalMs: 5_000, baseDelayMs: 1, maxDelayMs: 1 },
-        requestTimeoutMs: 200,
-      },
-    }, null);
+    const gateways = liveGateways(upstream.addr.port, 2, 200);
     fx.deps.gateway = async (trial) => {
       const opened = await gateways(trial);
       gateway = { handler: opened.handler, key: trial.key };
@@ -352,19 +357,7 @@ Deno.test("a call still under way when the agent exits is aborted, and is neithe
       return {};
     },
   });
-  const gateways = trialGateways({
-    kind: "live",
-    upstream: {
-      provider: "openai",
-      model: "gpt-test",
-      baseUrl: `http://127.0.0.1:${upstream.addr.port}/v1`,
-      apiKey: "sk-test",
-    },
-    http: {
-      clock: systemClock,
-      retry: { maxAttempts: 1, maxTotalMs: 1_000, baseDelayMs: 1, maxDelayMs: 1 },
-    },
-  }, null);
+  const gateways = liveGateways(upstream.addr.port, 1);
   let ledger: GatewayLedger | undefined;
   fx.deps.gateway = async (trial) => {
     const opened = await gateways(trial);
