@@ -39,7 +39,7 @@ export {
   type Verdict,
   VERDICTS,
 } from "./src/store/trial_record.ts";
-export { RESULTS_SCHEMA, type UnfinishedTrial } from "./src/report/results.ts";
+export { RESULTS_SCHEMA, type RetriedAttempt, type UnfinishedTrial } from "./src/report/results.ts";
 export type { PassStats, RewardStats, Spread } from "./src/stats/run_stats.ts";
 export type { PromptCacheStats } from "./src/stats/prompt_cache.ts";
 export type { Flip } from "./src/stats/compare.ts";

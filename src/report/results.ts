@@ -74,6 +74,25 @@ export interface Results {
    * repeat; absent when every trial finished (as in runs made before it was added).
    */
   unfinished?: UnfinishedTrial[];
+  /**
+   * The attempts that `resume --retry-errors` ran again, each ended in an infrastructure error,
+   * by task, repeat and attempt; absent when no trial was retried. They are not counted above.
+   */
+  retried?: RetriedAttempt[];
+}
+
+/** An attempt of a trial that a later attempt replaced. */
+export interface RetriedAttempt {
+  /** The task id. */
+  task: string;
+  /** The repeat index, from 0. */
+  repeat: number;
+  /** Which attempt it was, from 0. */
+  retry: number;
+  /** Its session id. */
+  session: string;
+  /** Why it ended (its infrastructure error). */
+  reason: string;
 }
 
 /** A trial that has no verdict yet. */
@@ -113,6 +132,15 @@ export function buildResults(store: Store, run: RunRecord): Results {
     session.status !== "finished" || session.result === null
   ).map((session) => ({ task: session.task, repeat: session.repeat, session: session.id }));
   const passed = trials.filter((trial) => trial.verdict === "pass").length;
+  const last = new Set(sessions.map((session) => session.id));
+  const retried = store.runs.attempts(run.id).filter((session) => !last.has(session.id))
+    .map(({ task, repeat, retry, id, result }) => ({
+      task,
+      repeat,
+      retry,
+      session: id,
+      reason: result?.reason ?? "(no verdict)",
+    }));
   return {
     schema: RESULTS_SCHEMA,
     run: {
@@ -131,6 +159,7 @@ export function buildResults(store: Store, run: RunRecord): Results {
     },
     trials,
     ...(unfinished.length === 0 ? {} : { unfinished }),
+    ...(retried.length === 0 ? {} : { retried }),
   };
 }
 

@@ -85,6 +85,7 @@ export function copySession(
     run: session.run,
     task: session.task,
     repeat: session.repeat,
+    retry: session.retry,
   });
   const insert = to.db.prepare(
     "INSERT INTO events (session_id, seq, kind, payload, refs, prev_hash, hash, at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",

@@ -5,7 +5,7 @@
  * @module
  */
 import type { DatabaseSync } from "node:sqlite";
-import { InputError } from "../core/errors.ts";
+import { CorruptionError, InputError } from "../core/errors.ts";
 import { transaction } from "./transaction.ts";
 
 /** One schema change. */
@@ -16,6 +16,12 @@ export interface Migration {
   name: string;
   /** The SQL to run. */
   sql: string;
+  /**
+   * Whether it rebuilds a table others reference: foreign keys are then off while it runs (a
+   * rebuilt table is dropped and renamed, which would break them midway) and checked before it
+   * commits.
+   */
+  rebuildsTable?: boolean;
 }
 
 /** Every migration this version of Verdict knows, in order. */
@@ -100,6 +106,43 @@ export const MIGRATIONS: readonly Migration[] = [
     name: "a Harbor trial's reward, in a column for statistics",
     sql: "ALTER TABLE sessions ADD COLUMN reward REAL",
   },
+  {
+    version: 6,
+    // A table's UNIQUE constraint cannot be altered in SQLite: the table is rebuilt. The
+    // constraint's own index serves lookups by run, so `sessions_by_run` is not made again.
+    name: "a trial may be retried: each attempt a session of its own, numbered by `retry`",
+    rebuildsTable: true,
+    sql: `
+      CREATE TABLE sessions_by_attempt (
+        id TEXT PRIMARY KEY,
+        run_id TEXT NOT NULL REFERENCES runs(id),
+        task TEXT NOT NULL,
+        repeat INTEGER NOT NULL,
+        retry INTEGER NOT NULL DEFAULT 0,
+        head_seq INTEGER NOT NULL DEFAULT -1,
+        head_hash TEXT NOT NULL,
+        status TEXT NOT NULL DEFAULT 'pending',
+        result TEXT,
+        verdict TEXT,
+        bucket TEXT,
+        reason TEXT,
+        steps INTEGER,
+        tokens_input INTEGER,
+        tokens_output INTEGER,
+        cost_usd REAL,
+        duration_ms INTEGER,
+        reward REAL,
+        UNIQUE (run_id, task, repeat, retry)
+      );
+      INSERT INTO sessions_by_attempt (id, run_id, task, repeat, head_seq, head_hash, status,
+        result, verdict, bucket, reason, steps, tokens_input, tokens_output, cost_usd,
+        duration_ms, reward)
+      SELECT id, run_id, task, repeat, head_seq, head_hash, status, result, verdict, bucket,
+        reason, steps, tokens_input, tokens_output, cost_usd, duration_ms, reward FROM sessions;
+      DROP TABLE sessions;
+      ALTER TABLE sessions_by_attempt RENAME TO sessions;
+    `,
+  },
 ];
 
 /** The newest schema version this Verdict knows. */
@@ -145,14 +188,37 @@ export function migrate(
   const applied: number[] = [];
   for (const migration of migrations) {
     if (migration.version <= current) continue;
-    transaction(db, () => {
-      db.exec(migration.sql);
-      db.prepare("INSERT INTO schema_migrations (version, name) VALUES (?, ?)").run(
-        migration.version,
-        migration.name,
-      );
-    });
+    const keysWereOn = migration.rebuildsTable === true && foreignKeysOn(db);
+    if (keysWereOn) db.exec("PRAGMA foreign_keys = OFF");
+    try {
+      transaction(db, () => {
+        db.exec(migration.sql);
+        if (migration.rebuildsTable) requireForeignKeysHold(db, path, migration);
+        db.prepare("INSERT INTO schema_migrations (version, name) VALUES (?, ?)").run(
+          migration.version,
+          migration.name,
+        );
+      });
+    } finally {
+      if (keysWereOn) db.exec("PRAGMA foreign_keys = ON");
+    }
     applied.push(migration.version);
   }
   return applied;
+}
+
+function foreignKeysOn(db: DatabaseSync): boolean {
+  return (db.prepare("PRAGMA foreign_keys").get() as { foreign_keys: number }).foreign_keys === 1;
+}
+
+// SQLite's own check, as its procedure for rebuilding a table asks: a row left pointing at
+// nothing rolls the migration back.
+function requireForeignKeysHold(db: DatabaseSync, path: string, migration: Migration): void {
+  const broken = db.prepare("PRAGMA foreign_key_check").all() as { table: string }[];
+  if (broken.length === 0) return;
+  throw new CorruptionError(
+    `the record is damaged: ${path} has ${broken.length} row(s) of ${broken[0].table} that ` +
+      `point at nothing, found while bringing it to schema version ${migration.version}; ` +
+      `nothing was changed. Run 'verdict verify' to see which`,
+  );
 }

@@ -88,6 +88,11 @@ export interface SessionRecord {
   task: string;
   /** The repeat index, from 0. */
   repeat: number;
+  /**
+   * Which attempt of its trial this is: 0 for the first, one more for each retry
+   * (`resume --retry-errors`). Only a trial's last attempt counts.
+   */
+  retry: number;
   /** Sequence number of the last event when the session finished; -1 before. */
   headSeq: number;
   /** Hash of the last event when the session finished; the genesis hash before. */
@@ -120,6 +125,7 @@ export class RunTable {
   readonly #insertSession: StatementSync;
   readonly #selectSession: StatementSync;
   readonly #selectSessions: StatementSync;
+  readonly #selectAttempts: StatementSync;
   readonly #selectSessionIds: StatementSync;
   readonly #setSessionStatus: StatementSync;
   readonly #setSessionResult: StatementSync;
@@ -136,11 +142,14 @@ export class RunTable {
     this.#selectRuns = db.prepare("SELECT * FROM runs ORDER BY created_at, id");
     this.#setRunStatus = db.prepare("UPDATE runs SET status = ? WHERE id = ?");
     this.#insertSession = db.prepare(
-      "INSERT INTO sessions (id, run_id, task, repeat, head_seq, head_hash) VALUES (?, ?, ?, ?, -1, ?)",
+      "INSERT INTO sessions (id, run_id, task, repeat, retry, head_seq, head_hash) VALUES (?, ?, ?, ?, ?, -1, ?)",
     );
     this.#selectSession = db.prepare("SELECT * FROM sessions WHERE id = ?");
     this.#selectSessions = db.prepare(
-      "SELECT * FROM sessions WHERE run_id = ? ORDER BY task, repeat",
+      `SELECT * FROM sessions WHERE run_id = ? AND ${LAST_ATTEMPT} ORDER BY task, repeat`,
+    );
+    this.#selectAttempts = db.prepare(
+      "SELECT * FROM sessions WHERE run_id = ? ORDER BY task, repeat, retry",
     );
     this.#selectSessionIds = db.prepare(
       "SELECT id FROM sessions WHERE substr(id, 1, length(?1)) = ?1 ORDER BY id",
@@ -149,16 +158,18 @@ export class RunTable {
     this.#selectSummaries = db.prepare(`
       SELECT task, repeat, verdict, bucket, reason, steps, tokens_input, tokens_output, cost_usd, duration_ms,
         reward
-      FROM sessions WHERE run_id = ? AND status = 'finished' ORDER BY task, repeat`);
+      FROM sessions WHERE run_id = ? AND status = 'finished' AND ${LAST_ATTEMPT}
+      ORDER BY task, repeat`);
     // Rows as arrays: five times faster than objects for a run of 100,000 trials (measured).
     // (Deno's node:sqlite has it; its bundled Node types do not list it yet.)
     (this.#selectSummaries as StatementSync & { setReturnArrays(arrays: boolean): void })
       .setReturnArrays(true);
     this.#selectVerdicts = db.prepare(`
       SELECT task, repeat, id AS session, verdict
-      FROM sessions WHERE run_id = ? AND status = 'finished' ORDER BY task, repeat`);
+      FROM sessions WHERE run_id = ? AND status = 'finished' AND ${LAST_ATTEMPT}
+      ORDER BY task, repeat`);
     this.#countUnfinished = db.prepare(
-      "SELECT COUNT(*) AS n FROM sessions WHERE run_id = ? AND status != 'finished'",
+      `SELECT COUNT(*) AS n FROM sessions WHERE run_id = ? AND status != 'finished' AND ${LAST_ATTEMPT}`,
     );
     this.#setSessionResult = db.prepare(`
       UPDATE sessions SET status = 'finished', result = ?, verdict = ?, bucket = ?, reason = ?,
@@ -194,13 +205,16 @@ export class RunTable {
     this.#setRunStatus.run(status, id);
   }
 
-  /** Records a new session of a run, with an empty log. */
-  createSession(session: { id: string; run: string; task: string; repeat: number }): void {
+  /** Records a new session of a run, with an empty log: its trial's first attempt unless told. */
+  createSession(
+    session: { id: string; run: string; task: string; repeat: number; retry?: number },
+  ): void {
     this.#insertSession.run(
       session.id,
       session.run,
       session.task,
       session.repeat,
+      session.retry ?? 0,
       genesisHash(session.id),
     );
   }
@@ -211,9 +225,14 @@ export class RunTable {
     return row === undefined ? undefined : toSession(row);
   }
 
-  /** The sessions of a run, by task and repeat. */
+  /** The sessions of a run that count: each trial's last attempt, by task and repeat. */
   sessions(run: string): SessionRecord[] {
     return (this.#selectSessions.all(run) as Record<string, string & number>[]).map(toSession);
+  }
+
+  /** Every session of a run, retried attempts too: by task, repeat and attempt. */
+  attempts(run: string): SessionRecord[] {
+    return (this.#selectAttempts.all(run) as Record<string, string & number>[]).map(toSession);
   }
 
   /** The ids of every session, of every run, that start with `prefix` (all of them for `""`). */
@@ -275,6 +294,13 @@ export class RunTable {
   }
 }
 
+// A session is its trial's last attempt when no later one of the same trial exists (the
+// constraint's index answers it).
+const LAST_ATTEMPT =
+  `NOT EXISTS (SELECT 1 FROM sessions AS later WHERE later.run_id = sessions.run_id
+  AND later.task = sessions.task AND later.repeat = sessions.repeat
+  AND later.retry > sessions.retry)`;
+
 /** A finished trial's verdict and session, as paired comparison needs it. */
 export interface TrialVerdict {
   /** Task id. */
@@ -319,6 +345,7 @@ function toSession(row: Record<string, string & number>): SessionRecord {
     run: row.run_id,
     task: row.task,
     repeat: row.repeat,
+    retry: row.retry,
     headSeq: row.head_seq,
     headHash: row.head_hash,
     status: row.status as SessionStatus,

@@ -80,41 +80,17 @@ export function verifyRun(
       summary,
     ) => [`${summary.task}\0${summary.repeat}`, summary]),
   );
-  for (const session of store.runs.sessions(run)) {
+  const lastAttempts = new Set(store.runs.sessions(run).map((session) => session.id));
+  const endings = new Map<string, Ending>();
+  for (const session of store.runs.attempts(run)) {
     report.sessions++;
-    let expectedSeq = 0;
-    let prevHash = genesisHash(session.id);
-    let last: EventRow | undefined;
-    for (const row of store.events.rows(session.id)) {
-      last = row;
-      report.events++;
-      const at = { session: session.id, seq: row.seq };
-      if (row.seq !== expectedSeq) {
-        report.problems.push({
-          ...at,
-          what:
-            `expected event ${expectedSeq} next but found event ${row.seq} (an event is missing)`,
-        });
-      }
-      if (row.prevHash !== prevHash) {
-        report.problems.push({
-          ...at,
-          what: `prev_hash is ${row.prevHash} but the event before hashes to ${prevHash}`,
-        });
-      }
-      const recomputed = eventHash(row);
-      if (recomputed !== row.hash) {
-        report.problems.push({
-          ...at,
-          what: `stored hash ${row.hash} but the event's content hashes to ${recomputed}`,
-        });
-      }
-      for (const hash of referencedBlobs(row.refs, row.payload, row.kind, extraReferences)) {
-        checkBlob(session.id, row.seq, hash);
-      }
-      expectedSeq = row.seq + 1;
-      prevHash = row.hash;
-    }
+    const { first, last, expectedSeq, prevHash } = walkChain(
+      store,
+      session,
+      report,
+      (seq, hash) => checkBlob(session.id, seq, hash),
+      extraReferences,
+    );
     const finished = session.status === "finished";
     if (finished && (session.headSeq !== expectedSeq - 1 || session.headHash !== prevHash)) {
       report.problems.push({
@@ -124,11 +100,20 @@ export function verifyRun(
       });
     }
     if (finished) {
-      const summary = summaries.get(`${session.task}\0${session.repeat}`);
+      // Statistics read the summary columns of a trial's last attempt only.
+      const summary = lastAttempts.has(session.id)
+        ? summaries.get(`${session.task}\0${session.repeat}`)
+        : null;
       for (const what of resultProblems(session, last, summary)) {
         report.problems.push({ session: session.id, what });
       }
     }
+    endings.set(session.id, {
+      session,
+      bucket: last?.kind === EVENT.trialVerdict ? chainedPayload(last.payload)?.bucket : undefined,
+    });
+    const retried = retryProblem(session, first, endings);
+    if (retried !== undefined) report.problems.push({ session: session.id, what: retried });
   }
   report.blobs = checkedBlobs.size;
   return report;
@@ -136,11 +121,96 @@ export function verifyRun(
 
 const SUMMARY_FIELDS = [...CHAINED_SUMMARY_FIELDS, "duration_ms"] as const;
 
+// One session's log: gapless sequence numbers, each event chained to and hashing as recorded.
+function walkChain(
+  store: Store,
+  session: SessionRecord,
+  report: VerifyReport,
+  checkBlob: (seq: number, hash: string) => void,
+  extraReferences: BlobReferences,
+): { first?: EventRow; last?: EventRow; expectedSeq: number; prevHash: string } {
+  let expectedSeq = 0;
+  let prevHash = genesisHash(session.id);
+  let first: EventRow | undefined;
+  let last: EventRow | undefined;
+  for (const row of store.events.rows(session.id)) {
+    first ??= row;
+    last = row;
+    report.events++;
+    const at = { session: session.id, seq: row.seq };
+    if (row.seq !== expectedSeq) {
+      report.problems.push({
+        ...at,
+        what: `expected event ${expectedSeq} next but found event ${row.seq} (an event is missing)`,
+      });
+    }
+    if (row.prevHash !== prevHash) {
+      report.problems.push({
+        ...at,
+        what: `prev_hash is ${row.prevHash} but the event before hashes to ${prevHash}`,
+      });
+    }
+    const recomputed = eventHash(row);
+    if (recomputed !== row.hash) {
+      report.problems.push({
+        ...at,
+        what: `stored hash ${row.hash} but the event's content hashes to ${recomputed}`,
+      });
+    }
+    for (const hash of referencedBlobs(row.refs, row.payload, row.kind, extraReferences)) {
+      checkBlob(row.seq, hash);
+    }
+    expectedSeq = row.seq + 1;
+    prevHash = row.hash;
+  }
+  return { first, last, expectedSeq, prevHash };
+}
+
+// How an attempt ended, by its chained verdict event.
+interface Ending {
+  session: SessionRecord;
+  bucket: unknown;
+}
+
+/**
+ * A later attempt of a trial must say, in its chain, which attempt it retries, and that attempt
+ * must have ended in an infrastructure error by its own chain: a failure the agent earned cannot
+ * be hidden behind a retry.
+ */
+function retryProblem(
+  session: SessionRecord,
+  first: EventRow | undefined,
+  endings: Map<string, Ending>,
+): string | undefined {
+  if (session.retry === 0 || first === undefined) return undefined; // not a retry, or not begun
+  const started = first.kind === EVENT.trialStarted ? chainedPayload(first.payload) : undefined;
+  const retryOf = started?.retry_of;
+  if (typeof retryOf !== "string") {
+    return `attempt ${session.retry} of its trial does not name the attempt it retries ` +
+      `(its first event must be ${EVENT.trialStarted} with retry_of)`;
+  }
+  const retried = endings.get(retryOf);
+  if (
+    retried === undefined || retried.session.task !== session.task ||
+    retried.session.repeat !== session.repeat || retried.session.retry !== session.retry - 1
+  ) {
+    return `attempt ${session.retry} retries session ${retryOf}, which is not the attempt ` +
+      `before it of the same trial in this run`;
+  }
+  const { bucket } = retried;
+  if (bucket !== "infrastructure_error") {
+    return `attempt ${session.retry} retries session ${retryOf}, whose chained verdict is ` +
+      `${bucket === undefined ? "missing" : `'${bucket}'`}, not an infrastructure error: only ` +
+      `those are retried`;
+  }
+  return undefined;
+}
+
 /** A finished session's result against its chained verdict event and its summary columns. */
 function resultProblems(
   session: SessionRecord,
   last: EventRow | undefined,
-  summary: TrialSummary | undefined,
+  summary: TrialSummary | undefined | null,
 ): string[] {
   const result = session.result;
   if (result === null) return ["the session is finished but has no result"];
@@ -166,7 +236,7 @@ function resultProblems(
       }
     }
   }
-  for (const field of SUMMARY_FIELDS) {
+  for (const field of summary === null ? [] : SUMMARY_FIELDS) {
     const column = summary?.[field];
     if (canonicalJson(column ?? null) !== canonicalJson(result[field] ?? null)) {
       problems.push(

@@ -79,7 +79,7 @@ for (const [damage, inflict] of Object.entries(DAMAGES)) {
 Deno.test("verify lists what SQLite's page check finds in a damaged index, exit 1", async () => {
   await using dir = await scratchDir("damaged");
   const db = await home(dir.path);
-  const page = rootPage(db, "sessions_by_run");
+  const page = rootPage(db, "sqlite_autoindex_sessions_2");
   await garblePage(db, page);
   const verify = await runVerdictInProcess(["verify", RUN, "--home", dir.path]);
   assert.equal(verify.code, 1, verify.stdout + verify.stderr);

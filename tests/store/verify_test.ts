@@ -220,3 +220,74 @@ Deno.test("a database from a newer Verdict is refused with exit 2, naming the fi
   assert.ok(result.stderr.includes("schema version 99"), result.stderr);
   assert.ok(result.stderr.includes("Fix: run a newer verdict"), result.stderr);
 });
+
+/** A run whose one trial ended `first` and was then retried: the retry's first event as given. */
+function retriedRun(
+  first: "infrastructure_error" | "agent_failure",
+  retryStart: Record<string, unknown>,
+): ReturnType<typeof openStore> {
+  const store = openStore(":memory:");
+  store.runs.create({ id: "r1", config: {}, createdAt: 0 });
+  const attempts = [
+    {
+      id: "attempt-0",
+      retry: 0,
+      record: { ...syntheticRecord("attempt-0", "t", 0, "fail"), bucket: first },
+    },
+    { id: "attempt-1", retry: 1, record: syntheticRecord("attempt-1", "t", 0, "pass") },
+  ] as const;
+  for (const { id, retry, record } of attempts) {
+    store.runs.createSession({ id, run: "r1", task: "t", repeat: 0, retry });
+    const start = retry === 0 ? { task: "t", repeat: 0, agent: "a", image: "i" } : retryStart;
+    store.events.append(id, [
+      event(EVENT.trialStarted, start as never),
+      event(EVENT.trialVerdict, chainedSummary(record)),
+    ]);
+    store.runs.finishSession(id, record);
+  }
+  return store;
+}
+
+const RETRY_START = { task: "t", repeat: 0, agent: "a", image: "i", retry_of: "attempt-0" };
+
+Deno.test("a retried trial counts once, by its last attempt, and the earlier attempt still verifies", () => {
+  const store = retriedRun("infrastructure_error", RETRY_START);
+  try {
+    assert.deepEqual(verifyRun(store, "r1").problems, []);
+    assert.equal(verifyRun(store, "r1").sessions, 2);
+    assert.deepEqual(store.runs.sessions("r1").map((session) => session.id), ["attempt-1"]);
+    assert.deepEqual(store.runs.trialSummaries("r1").map((trial) => trial.verdict), ["pass"]);
+    assert.equal(store.runs.attempts("r1").length, 2);
+  } finally {
+    store.close();
+  }
+});
+
+Deno.test("verify flags a retry of a trial the agent failed, or one that does not name what it retries", () => {
+  const hidden = retriedRun("agent_failure", RETRY_START);
+  try {
+    assert.deepEqual(verifyRun(hidden, "r1").problems.map((problem) => problem.what), [
+      "attempt 1 retries session attempt-0, whose chained verdict is 'agent_failure', not an " +
+      "infrastructure error: only those are retried",
+    ]);
+  } finally {
+    hidden.close();
+  }
+  const unnamed = retriedRun("infrastructure_error", {
+    task: "t",
+    repeat: 0,
+    agent: "a",
+    image: "i",
+  });
+  try {
+    assert.match(verifyRun(unnamed, "r1").problems[0].what, /does not name the attempt it retries/);
+  } finally {
+    unnamed.close();
+  }
+  const elsewhere = retriedRun("infrastructure_error", { ...RETRY_START, retry_of: "attempt-1" });
+  try {
+    assert.match(verifyRun(elsewhere, "r1").problems[0].what, /not the attempt before it/);
+  } finally {
+    elsewhere.close();
+  }
+});

@@ -34,6 +34,12 @@ export const resumeCommand: Command = {
       path: "read",
       keywords: ["default"],
     },
+    "retry-errors": {
+      type: "boolean",
+      description:
+        "also run again, as new attempts, the trials that ended in an infrastructure error (the " +
+        "earlier attempts stay in the record)",
+    },
     "max-connections": PROVIDER_OPTIONS["max-connections"],
     ...JSON_OPTION,
     ...HOME_OPTION,
@@ -55,6 +61,7 @@ export const resumeCommand: Command = {
         resumeRun(run, {
           model: typeof values.model === "string" ? values.model : undefined,
           policy: typeof values.policy === "string" ? values.policy : undefined,
+          retryErrors: values["retry-errors"] === true,
         }, {
           store,
           home,

@@ -116,7 +116,7 @@ export async function mergeShards(
       });
       for (const { source } of shards) {
         const references = eventBlobReferences(source.store.blobs);
-        for (const session of source.store.runs.sessions(id)) {
+        for (const session of source.store.runs.attempts(id)) {
           const one = copySession(source.store, target, session, references);
           copied.events += one.events;
           copied.blobs += one.blobs;

@@ -26,7 +26,7 @@ import {
 } from "./run_lifecycle.ts";
 import type { LabelledContainer, Sandbox } from "../../engine/sandbox.ts";
 import { type ResumeContext, trialStartFrom } from "./resume_point.ts";
-import { type RunConfig, runConfig } from "../setup/run_identity.ts";
+import { type RunConfig, runConfig, sessionId } from "../setup/run_identity.ts";
 import { tryLockRun } from "./run_lock.ts";
 import { OWNER_LABEL } from "../trial/run_owner.ts";
 import { stageTask } from "../trial/staged_task.ts";
@@ -39,6 +39,8 @@ export interface ResumeChoices {
   model?: string;
   /** `--policy`. */
   policy?: string;
+  /** `--retry-errors`: the trials that ended in an infrastructure error run again. */
+  retryErrors?: boolean;
 }
 
 /** What `resume` needs besides the run. */
@@ -105,6 +107,7 @@ async function prepareResume(
   const built = await agentKind(config.agent, { agentFiles: config.agent_files, home: deps.home })
     .build(() => deps.loopSetup(config, tasks));
   if (built.loop) requireRecordedSettings(run.id, config, built.loop);
+  if (choices.retryErrors) recordRetries(run.id, deps.store);
   const plans = await unfinishedPlans(run.id, tasks, config, deps);
   const leftovers = await sweepFinished(run.id, owner, plans, deps.sandbox);
   const context: ResumeContext = {
@@ -154,7 +157,30 @@ async function unfinishedPlans(
       session: session.id,
       staged: staged.get(session.task)!,
       repeat: session.repeat,
+      ...(session.retry === 0
+        ? {}
+        : { retryOf: sessionId(run, session.task, session.repeat, session.retry - 1) }),
     }));
+}
+
+/**
+ * A new attempt, with a session of its own, for each trial whose last attempt ended in an
+ * infrastructure error: the earlier attempts stay in the record, and only the last one counts.
+ */
+function recordRetries(run: string, store: Store): void {
+  store.transaction(() => {
+    for (const session of store.runs.sessions(run)) {
+      if (session.result?.bucket !== "infrastructure_error") continue;
+      const retry = session.retry + 1;
+      store.runs.createSession({
+        id: sessionId(run, session.task, session.repeat, retry),
+        run,
+        task: session.task,
+        repeat: session.repeat,
+        retry,
+      });
+    }
+  });
 }
 
 /**

@@ -170,15 +170,26 @@ export function experimentId(experiment: Experiment): string {
 }
 
 /**
- * A session's id: derived from its run, task and repeat.
+ * A session's id: derived from its run, task and repeat, and for a retried trial's later attempt,
+ * its number (a first attempt's id is the one it always had).
  *
  * @example
  * ```ts
  * import assert from "node:assert/strict";
  * import { sessionId } from "./run_identity.ts";
  * assert(sessionId("r1", "t", 0) !== sessionId("r1", "t", 1));
+ * assert(sessionId("r1", "t", 0) === sessionId("r1", "t", 0, 0));
+ * assert(sessionId("r1", "t", 0, 1) !== sessionId("r1", "t", 0));
  * ```
  */
-export function sessionId(run: string, task: string, repeat: number): string {
-  return deriveId("verdict.session/1", { run, task, repeat });
+export function sessionId(run: string, task: string, repeat: number, retry = 0): string {
+  return deriveId(
+    "verdict.session/1",
+    retry === 0 ? { run, task, repeat } : {
+      run,
+      task,
+      repeat,
+      retry,
+    },
+  );
 }

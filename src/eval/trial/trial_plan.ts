@@ -113,6 +113,8 @@ export interface TrialPlan {
   staged: StagedTask;
   /** The repeat index. */
   repeat: number;
+  /** The session of the attempt this one retries (`resume --retry-errors`); none at first. */
+  retryOf?: string;
 }
 
 /** A named point where a crash can be injected; `grading` is the trial's own. */

@@ -49,7 +49,12 @@ export const TRIAL_EVENTS = {
     agent: z.string(),
     /** The task's image. */
     image: z.string(),
-  }).describe("A trial began: which task, which repeat, which agent, on which image."),
+    /** The session of the attempt this one retries, ended by an infrastructure error. */
+    retry_of: z.string().optional(),
+  }).describe(
+    "A trial began: which task, which repeat, which agent, on which image; for a retry, which " +
+      "attempt it retries.",
+  ),
 
   "trial.resumed": z.union([
     z.object({

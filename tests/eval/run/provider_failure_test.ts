@@ -12,7 +12,7 @@ import { join } from "node:path";
 import type { Results } from "../../../src/report/results.ts";
 import { EVENT, last } from "../../../src/store/event_catalogue.ts";
 import { openStore } from "../../../src/store/store.ts";
-import { fakeProvider } from "../../model/_fake_provider.ts";
+import { fakeProvider, openAiReply } from "../../model/_fake_provider.ts";
 import { requireDocker } from "../../_docker.ts";
 import { copyTree, runVerdict, scratchDir } from "../../_verdict.ts";
 
@@ -32,16 +32,20 @@ if "slugify" in open(os.environ["VERDICT_INSTRUCTION_FILE"]).read():
     print("did the work")
 `;
 
-Deno.test("a provider failing past the retries makes a failed trial infrastructure's (exit 3), a passed one stays a pass; the agent is told not to retry", async () => {
+Deno.test("a provider failing past the retries makes a failed trial infrastructure's (exit 3), a passed one stays a pass; the agent is told not to retry; once it is back, resume --retry-errors gives the failed trial a verdict", async () => {
   await requireDocker();
   await using scratch = await scratchDir("provider-failure");
   const agentFiles = join(scratch.path, "agent");
   await copyTree("tasks/fix-slugify/solution/files", join(agentFiles, "solution"));
   await Deno.writeTextFile(join(agentFiles, "agent.py"), ASKS_THEN_WORKS);
-  await using upstream = fakeProvider([], () => ({
-    status: 500,
-    body: { error: { message: "the provider is down" } },
-  }));
+  let down = true;
+  await using upstream = fakeProvider(
+    [],
+    () =>
+      down
+        ? { status: 500, body: { error: { message: "the provider is down" } } }
+        : openAiReply("hello"),
+  );
   const home = join(scratch.path, "home");
   const result = await runVerdict([
     "eval",
@@ -95,4 +99,42 @@ Deno.test("a provider failing past the retries makes a failed trial infrastructu
     store.close();
   }
   assert.match(result.stdout, /1 infrastructure/);
+
+  // The provider is back: the infrastructure error is run again as a new attempt and gets a
+  // verdict (this agent leaves the CSV task undone), the pass is kept, the earlier attempt stays.
+  down = false;
+  const retried = await runVerdict(["resume", run, "--retry-errors", "--home", home], {
+    env: { OPENAI_API_KEY: "sk-test" },
+  });
+  assert.equal(retried.code, 0, retried.stdout + retried.stderr);
+  assert.match(retried.stdout, /2 of 2 trials: 1 passed, 1 failed/);
+  const after = JSON.parse(
+    await Deno.readTextFile(join(home, "runs", run, "results.json")),
+  ) as Results;
+  const now = new Map(after.trials.map((trial) => [trial.task, trial]));
+  const redone = now.get("fix-csv-quoting")!;
+  assert.deepEqual([redone.verdict, redone.bucket], ["fail", "agent_failure"], redone.reason);
+  assert.notEqual(redone.session, failed.session);
+  assert.equal(now.get("fix-slugify")!.session, passed.session);
+  assert.deepEqual(after.retried, [{
+    task: "fix-csv-quoting",
+    repeat: 0,
+    retry: 0,
+    session: failed.session,
+    reason: failed.reason,
+  }]);
+  const again = openStore(join(home, "verdict.db"));
+  try {
+    const events = again.events.read(redone.session);
+    assert.equal(events[0].kind, EVENT.trialStarted);
+    assert.equal(
+      (events[0].payload as { retry_of?: string }).retry_of,
+      failed.session,
+    );
+    assert.match(last(events, EVENT.agentCmd)!.payload.stdout, /^answered$/m);
+  } finally {
+    again.close();
+  }
+  const verified = await runVerdict(["verify", run, "--home", home]);
+  assert.equal(verified.code, 0, verified.stdout + verified.stderr);
 });
