@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # Builds Verdict's task images from Debian packages only: no container registry is needed.
 #
-#   verdict/python:3.11  Debian bookworm minbase + python3, pytest, git; `python` -> python3
+#   verdict/python:3.11  Debian bookworm minbase + python3, pytest, git, libfaketime;
+#                        `python` -> python3
 #   verdict/busybox      a static busybox with its applets
 #
 # Usage: scripts/build-images.sh [--force] [IMAGE...]
-#   An image that already exists is skipped unless --force is given.
+#   An image that already exists, built by this recipe, is skipped unless --force is given.
 #   Needs root (debootstrap), a running Docker engine, and the Debian packages
 #   debootstrap and busybox-static (installed with apt-get when missing).
 #   VERDICT_DEBIAN_MIRROR overrides the Debian mirror (default http://deb.debian.org/debian).
@@ -16,7 +17,7 @@ wanted=()
 for arg in "$@"; do
   case "$arg" in
     --force) force=1 ;;
-    -h|--help) sed -n '2,11p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     verdict/*) wanted+=("$arg") ;;
     *) echo "build-images: unknown argument '$arg' (expected --force or an image name such as verdict/busybox)" >&2; exit 2 ;;
   esac
@@ -41,7 +42,16 @@ need_package() {
   fi
 }
 
-exists() { docker image inspect "$1" >/dev/null 2>&1; }
+# Bumped whenever what an image holds changes: an image of an older recipe is built again.
+# 2: libfaketime (an installed agent's clock is set to its run's start), file times fixed.
+recipe=2
+# Every file of an image carries this time (2023-11-14T22:13:20Z, the time Verdict stages files
+# with), so that a listing reads the same whenever the image was built.
+fixed_time=1700000000
+
+exists() {
+  [ "$(docker image inspect -f '{{index .Config.Labels "verdict.recipe"}}' "$1" 2>/dev/null)" = "$recipe" ]
+}
 
 # Adds the unprivileged user the agent runs as, and the folders every task image needs.
 add_agent_user() {
@@ -58,7 +68,8 @@ add_agent_user() {
 
 import_folder() {
   local root="$1" image="$2"
-  tar --numeric-owner -C "$root" -c . | docker import \
+  tar --numeric-owner --mtime="@$fixed_time" -C "$root" -c . | docker import \
+    --change "LABEL verdict.recipe=$recipe" \
     --change 'ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin' \
     --change 'ENV LANG=C.UTF-8' \
     --change 'WORKDIR /workspace' \
@@ -109,7 +120,7 @@ build_python() {
   trap 'rm -rf "$root"' RETURN
   log "debootstrap bookworm (minbase) from $mirror; this takes a few minutes"
   debootstrap --variant=minbase \
-    --include=python3,python3-pytest,python-is-python3,git,ca-certificates \
+    --include=python3,python3-pytest,python-is-python3,git,ca-certificates,libfaketime \
     bookworm "$root" "$mirror" >/tmp/verdict-debootstrap.log 2>&1 || {
       log "debootstrap failed; the last lines of /tmp/verdict-debootstrap.log:"
       tail -n 20 /tmp/verdict-debootstrap.log >&2

@@ -9,6 +9,9 @@ import { Docker } from "../src/engine/docker.ts";
 /** The images the bundled tasks and the tests use. */
 export const TEST_IMAGES = ["verdict/python:3.11", "verdict/busybox"];
 
+/** The recipe of the images `scripts/build-images.sh` builds (its `recipe`). */
+const IMAGE_RECIPE = "2";
+
 let checked: Promise<Docker> | undefined;
 
 /** A docker runner, after checking an engine answers and the images exist. */
@@ -41,6 +44,19 @@ async function check(): Promise<Docker> {
   for (const image of TEST_IMAGES) {
     if (!await docker.hasImage(image)) {
       throw new Error(`this test needs the image ${image}: build it with scripts/build-images.sh`);
+    }
+    const recipe = await docker.text([
+      "image",
+      "inspect",
+      "--format",
+      '{{index .Config.Labels "verdict.recipe"}}',
+      image,
+    ]);
+    if (recipe.trim() !== IMAGE_RECIPE) {
+      throw new Error(
+        `the image ${image} is of an older recipe (${recipe.trim() || "none"}, the tests need ` +
+          `${IMAGE_RECIPE}): build it again with scripts/build-images.sh`,
+      );
     }
   }
   return docker;

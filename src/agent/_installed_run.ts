@@ -11,18 +11,25 @@ import { shellQuote } from "../core/shell_quote.ts";
 import { EVENT, event } from "../store/event_catalogue.ts";
 import type { ExecResult } from "../engine/sandbox.ts";
 import type { AgentContext, StopReason } from "./agent.ts";
+import { FIXED_FILE_TIME_TOUCH } from "../engine/fixed_file_time.ts";
+import type { ReplayMaskName } from "../gateway/request_fingerprint.ts";
 
 /** Where the task's instruction is written in the agent's container (outside the workspace). */
 export const INSTRUCTION_FILE = "/tmp/verdict/instruction.md";
 
-const HOME_TIMEOUT_MS = 30_000;
+const PREPARE_TIMEOUT_MS = 30_000;
 
 /** What to run. */
 export interface InstalledRun {
   /** The command as the record names it. */
   command: string;
-  /** The shell command line that runs it (the instruction is in {@linkcode INSTRUCTION_FILE}). */
-  line: string;
+  /**
+   * The shell command line that runs it (the instruction is in {@linkcode INSTRUCTION_FILE}),
+   * given the words that set its clock (`env LD_PRELOAD=... `, or "" when it keeps the
+   * container's own): they go right before the program, which must be the first process
+   * libfaketime starts in (Claude Code's runtime cannot take over a clock a shell set up).
+   */
+  line(clock: string): string;
   /** Extra environment. */
   env?: Record<string, string>;
   /**
@@ -35,8 +42,17 @@ export interface InstalledRun {
   instructionOnStdin?: boolean;
   /** Files to write before it starts (path → content), such as a config file. */
   files?: Record<string, string>;
+  /**
+   * Where its clock is set: `program` (the default) preloads libfaketime into the program and so
+   * everything it starts; `commands` only into the commands its bash runs (through `BASH_ENV`),
+   * for a program libfaketime cannot run in (Claude Code's runtime fails to share the clock's
+   * state with its children), whose own clock stays the container's.
+   */
+  clockIn?: "program" | "commands";
   /** Most bytes kept of each of stdout and stderr (head and tail). */
   maxOutputBytes: number;
+  /** The masks a replay of its model calls needs. */
+  replayMasks: readonly ReplayMaskName[];
 }
 
 /**
@@ -52,24 +68,26 @@ export async function runInstalled(
   context: AgentContext,
   run: InstalledRun,
 ): Promise<{ result: ExecResult; stopReason: StopReason }> {
-  if (run.homes !== undefined && run.homes.length > 0) await makeHomes(context, run.homes);
-  const folders = new Set([INSTRUCTION_FILE, ...Object.keys(run.files ?? {})].map(folderOf));
+  const faketime = await prepareContainer(context, run.homes ?? []);
+  const clock = faketime === undefined || context.clockStart === undefined ? undefined : {
+    start: new Date(context.clockStart),
+    words: faketimeWords(faketime, context.clockStart, run.clockIn ?? "program"),
+  };
+  const folders = new Set(Object.keys(run.files ?? {}).map(folderOf));
   const writes = Object.entries(run.files ?? {}).map(([path, content]) =>
     `printf '%s' ${shellQuote(content)} > ${shellQuote(path)}`
   );
-  // The instruction goes in through stdin, so it needs no quoting; the command replaces the
-  // shell, and what it starts stays in the exec's session (killed at the deadline).
+  // The command replaces the shell, and what it starts stays in the exec's session (killed at
+  // the deadline).
   const stdin = run.instructionOnStdin ? shellQuote(INSTRUCTION_FILE) : "/dev/null";
   const script = [
     "set -e",
-    `mkdir -p ${[...folders].map(shellQuote).join(" ")}`,
-    `cat > ${shellQuote(INSTRUCTION_FILE)}`,
+    ...(folders.size === 0 ? [] : [`mkdir -p ${[...folders].map(shellQuote).join(" ")}`]),
     ...writes,
-    `exec sh -c ${shellQuote(run.line)} <${stdin}`,
+    `exec sh -c ${shellQuote(run.line(clock?.words ?? ""))} <${stdin}`,
   ].join("\n");
   const result = await context.container.exec(script, {
     timeoutMs: context.timeoutMs,
-    stdin: new TextEncoder().encode(context.task.instruction),
     env: { VERDICT_INSTRUCTION_FILE: INSTRUCTION_FILE, ...run.env },
     signal: context.signal,
     maxOutputBytes: run.maxOutputBytes,
@@ -81,12 +99,14 @@ export async function runInstalled(
     timed_out: result.timedOut,
     stdout: result.stdout,
     stderr: result.stderr,
+    clock_start: clock?.start.toISOString() ?? null,
+    replay_masks: [...run.replayMasks],
   })]);
   const unstartable = startFailure(result);
   if (unstartable !== undefined) {
     throw new AgentStartError(
       `the agent's command could not be executed in its container: ${unstartable} (exit ` +
-        `${result.exitCode}, command ${JSON.stringify(run.line)}); name a program the task's ` +
+        `${result.exitCode}, command ${JSON.stringify(run.line(""))}); name a program the task's ` +
         `image has, and make a script executable (chmod +x) or start it with its interpreter`,
     );
   }
@@ -105,22 +125,83 @@ function startFailure(result: ExecResult): string | undefined {
   return CANNOT_EXECUTE.test(last) ? last : undefined;
 }
 
+/** What bash runs first when the clock is set in an agent's commands only (`BASH_ENV`). */
+const CLOCK_SCRIPT = "/tmp/verdict/clock.sh";
+
+/** Where Debian's `libfaketime` package puts the library, per architecture. */
+const FAKETIME_LIBRARIES = [
+  "/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1",
+  "/usr/lib/aarch64-linux-gnu/faketime/libfaketime.so.1",
+];
+
 /**
- * Makes each of `homes` as root, writable by the agent user: sticky and open to all, as `/tmp`
- * is (the container's root may not `chown`: its capabilities are dropped).
+ * Readies the container as root, in one exec: the agent's homes and the instruction's folder
+ * (sticky and open to all, as `/tmp` is: the container's root may not `chown`, its capabilities
+ * being dropped), the instruction written, and the folders the engine made at the container's
+ * start (`/`, `/etc`, `/dev`, mount points, `/tmp`) and these set to the staged files' fixed
+ * time, so that a listing of them reads the same on any day. Returns the image's libfaketime,
+ * when it has one.
  */
-async function makeHomes(context: AgentContext, homes: readonly string[]): Promise<void> {
-  const quoted = homes.map(shellQuote).join(" ");
-  const made = await context.container.exec(
-    `mkdir -p ${quoted} && chmod 1777 ${quoted}`,
-    { user: "0:0", timeoutMs: HOME_TIMEOUT_MS, signal: context.signal, maxOutputBytes: 4096 },
-  );
-  if (made.aborted) throw context.signal.reason;
-  if (made.exitCode !== 0) {
+async function prepareContainer(
+  context: AgentContext,
+  homes: readonly string[],
+): Promise<string | undefined> {
+  const made = [folderOf(INSTRUCTION_FILE), ...homes].map(shellQuote).join(" ");
+  const dated = ["/", "/.dockerenv", "/etc", "/dev", "/dev/*", "/tmp", "/verdict", "/verdict/home"]
+    .join(" ") + ` /verdict/agent ${made} ${shellQuote(INSTRUCTION_FILE)} ${CLOCK_SCRIPT}`;
+  const script = [
+    "set -e",
+    `mkdir -p ${made}`,
+    `chmod 1777 ${made}`,
+    `cat > ${shellQuote(INSTRUCTION_FILE)}`,
+    `chmod 0644 ${shellQuote(INSTRUCTION_FILE)}`,
+    `for lib in ${FAKETIME_LIBRARIES.join(" ")}; do`,
+    `  if [ -f "$lib" ]; then echo "$lib"; echo "export LD_PRELOAD=$lib" > ${CLOCK_SCRIPT}; break; fi`,
+    "done",
+    // Last, once nothing more is made in them: each path that exists and root may date (a
+    // read-only mount keeps its own time).
+    `touch -c -t ${FIXED_FILE_TIME_TOUCH} ${dated} 2>/dev/null || true`,
+  ].join("\n");
+  const prepared = await context.container.exec(script, {
+    user: "0:0",
+    timeoutMs: PREPARE_TIMEOUT_MS,
+    stdin: new TextEncoder().encode(context.task.instruction),
+    env: { TZ: "UTC0" },
+    signal: context.signal,
+    maxOutputBytes: 4096,
+  });
+  if (prepared.aborted) throw context.signal.reason;
+  if (prepared.exitCode !== 0) {
     throw new InfrastructureError(
-      `could not make the agent's home ${homes.join(", ")} in its container: ${made.stderr.trim()}`,
+      `could not ready the agent's container (its home ${homes.join(", ") || "none"}, the ` +
+        `instruction at ${INSTRUCTION_FILE}): ${prepared.stderr.trim()}`,
     );
   }
+  return prepared.stdout.trim() || undefined;
+}
+
+/**
+ * The `env` words that start a program with its clock at `startMs` (each process it starts
+ * begins there too, and the clock runs on), through libfaketime: the monotonic clock is moved with
+ * it (left real, libfaketime 0.9.10 fails every timed sleep with EINVAL), file times stay real (a
+ * file's time is what the kernel wrote), and each process keeps its clock's state to itself
+ * (`FAKETIME_FLSHM`: a child of Claude Code's runtime cannot share it).
+ */
+function faketimeWords(library: string, startMs: number, clockIn: "program" | "commands"): string {
+  const env = {
+    ...(clockIn === "program" ? { LD_PRELOAD: library } : { BASH_ENV: CLOCK_SCRIPT }),
+    // In seconds since the epoch, so that the image's time zone does not move it.
+    FAKETIME: `@${Math.floor(startMs / 1000)}`,
+    FAKETIME_FMT: "%s",
+    FAKETIME_DONT_FAKE_MONOTONIC: "0",
+    FAKETIME_FLSHM: "1",
+    NO_FAKE_STAT: "1",
+  };
+  // A clock the image or a parent set up is not taken over: Claude Code's runtime cannot share one.
+  const unset = clockIn === "program" ? "-u FAKETIME_SHARED" : "-u LD_PRELOAD -u FAKETIME_SHARED";
+  return `env ${unset} ${
+    Object.entries(env).map(([key, value]) => shellQuote(`${key}=${value}`)).join(" ")
+  } `;
 }
 
 function folderOf(path: string): string {

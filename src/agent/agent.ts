@@ -50,6 +50,11 @@ export interface TrialContext {
   resumed: boolean;
   /** Aborts when the run is interrupted. */
   signal: AbortSignal;
+  /**
+   * What an installed agent's clock is set to where its image has libfaketime, in ms since the
+   * epoch: the run's start (a replay's: the recorded one). Undefined: the container's own clock.
+   */
+  clockStart?: number;
 }
 
 /** What Verdict's own agents get to work with: the trial, and the session's record. */

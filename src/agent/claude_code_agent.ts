@@ -53,9 +53,14 @@ export function claudeCodeAgent(kit: Kit, model: string): InstalledAgent {
   return kitAgent(kit, {
     run: {
       command: `claude ${args.join(" ")}`,
-      line: `exec ${KIT_MOUNT}/${kit.binary} ${args.join(" ")}`,
+      line: (clock) => `exec ${clock}${KIT_MOUNT}/${kit.binary} ${args.join(" ")}`,
       homes: [CLAUDE_CODE_HOME],
       instructionOnStdin: true,
+      // Its runtime cannot run under libfaketime: the commands it runs see the run's start, it
+      // sees the container's clock. Masked: its session id, the kernel's version and today's
+      // date in its prompt.
+      clockIn: "commands",
+      replayMasks: ["claude-code-user-id", "os-version", "todays-date"],
       env: {
         HOME: CLAUDE_CODE_HOME,
         CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",

@@ -9,6 +9,8 @@
  *
  * @module
  */
+import { shellQuote } from "../core/shell_quote.ts";
+import { ALL_REPLAY_MASKS } from "../gateway/request_fingerprint.ts";
 import type { BindMount } from "../engine/sandbox.ts";
 import { packTar, type TarEntry } from "../engine/tar.ts";
 import { ZERO_COUNTERS } from "../store/run_counters.ts";
@@ -62,8 +64,10 @@ export function cmdAgent(command: string, files: string | null): InstalledAgent 
       if (files !== null) await context.container.copyIn(await agentFilesTar(files), "/");
       const { result, stopReason } = await runInstalled(context, {
         command,
-        line: command,
+        line: (clock) => clock === "" ? command : `exec ${clock}sh -c ${shellQuote(command)}`,
         maxOutputBytes: MAX_RECORDED_OUTPUT_BYTES,
+        // A program of the user's own: any client, so every mask.
+        replayMasks: ALL_REPLAY_MASKS,
       });
       return {
         stopReason,

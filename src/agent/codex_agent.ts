@@ -98,17 +98,31 @@ export function codexAgent(kit: Kit, model: string): InstalledAgent {
     run: {
       command: `codex ${args.join(" ")}`,
       // Its npm wrapper puts the kit's `path/` (ripgrep) first on PATH; so does this.
-      line: `${
-        kit.companions.some((file) => file.name.startsWith("path/"))
-          ? `PATH="${KIT_MOUNT}/path:$PATH" `
-          : ""
-      }exec ${KIT_MOUNT}/${kit.binary} ${args.join(" ")}`,
+      line: (clock) =>
+        `${
+          kit.companions.some((file) => file.name.startsWith("path/"))
+            ? `PATH="${KIT_MOUNT}/path:$PATH" `
+            : ""
+        }exec ${clock}${KIT_MOUNT}/${kit.binary} ${args.join(" ")}`,
       files: {
         [`${CODEX_HOME}/config.toml`]: codexConfig(cliModelName(model, CODEX_API, kit.agent)),
       },
       env: { CODEX_HOME },
       homes: [CODEX_HOME],
       instructionOnStdin: true,
+      // Its ids (user, session, thread, turn, items, cache key); the date in its prompt, from
+      // its own clock, which libfaketime cannot set in a static binary (the commands it runs
+      // read the run's start); what its shell tool adds to a command's output.
+      replayMasks: [
+        "end-user-id",
+        "prompt-cache-key",
+        "request-metadata",
+        "codex-client-metadata",
+        "input-item-ids",
+        "current-date",
+        "chunk-id",
+        "wall-time",
+      ],
     },
     read: readCodexTranscript,
   });

@@ -6,6 +6,7 @@
  * @module
  */
 
+import { FIXED_FILE_TIME_S } from "./fixed_file_time.ts";
 import { BLOCK, encoder, type TarEntry, writeOctal, writeString } from "./_tar_format.ts";
 
 /** Ownership and time written into packed entries. */
@@ -103,7 +104,7 @@ function header(fields: HeaderFields, options: PackOptions): Uint8Array {
   writeOctal(block, 108, 8, options.uid ?? 0);
   writeOctal(block, 116, 8, options.gid ?? 0);
   writeOctal(block, 124, 12, fields.size);
-  writeOctal(block, 136, 12, options.mtime ?? 1_700_000_000);
+  writeOctal(block, 136, 12, options.mtime ?? FIXED_FILE_TIME_S);
   block[156] = fields.typeflag.charCodeAt(0);
   writeString(block, 157, 100, fields.linkname ?? "");
   writeString(block, 257, 6, "ustar\0");

@@ -10,7 +10,7 @@
 import { type Difference, firstDifference } from "../core/first_difference.ts";
 import type { GatewayBackend } from "./gateway.ts";
 import type { RecordedExchange } from "./recording.ts";
-import { normalizedRequest } from "./request_fingerprint.ts";
+import { ALL_REPLAY_MASKS, normalizedRequest, type ReplayMaskName } from "./request_fingerprint.ts";
 
 /**
  * An agent's request differs from the recorded one.
@@ -42,7 +42,8 @@ export class GatewayDivergence extends Error {
 }
 
 /**
- * A backend that answers from a record.
+ * A backend that answers from a record, comparing requests under `masks` (the ones the session
+ * was recorded with; every mask by default).
  *
  * @example
  * ```ts
@@ -67,6 +68,7 @@ export class GatewayDivergence extends Error {
 export function replayBackend(
   exchanges: readonly RecordedExchange[],
   spec = "replay",
+  masks: readonly ReplayMaskName[] = ALL_REPLAY_MASKS,
 ): GatewayBackend {
   const byNumber = new Map(exchanges.map((exchange) => [exchange.call.number, exchange]));
   return {
@@ -85,8 +87,8 @@ export function replayBackend(
       const difference = recorded.call.format !== call.format
         ? { path: "(format)", expected: recorded.call.format, actual: call.format }
         : firstDifference(
-          normalizedRequest(recorded.call.format, recorded.call.body),
-          normalizedRequest(call.format, call.body),
+          normalizedRequest(recorded.call.format, recorded.call.body, masks),
+          normalizedRequest(call.format, call.body, masks),
         );
       if (difference) return Promise.reject(new GatewayDivergence(call.number, difference));
       const { status, content_type, body, usage } = recorded.answer;

@@ -1,11 +1,10 @@
 /**
  * A request body in a normal form for replay, so that two runs that asked the same thing compare
  * equal and anything else they sent still has to match:
- * - the fields an agent varies from run to run (user, session, turn and message ids, cache keys)
- *   are masked, per format: {@linkcode VOLATILE_REQUEST_FIELDS};
- * - the facts of the day and the machine an agent writes into its prompt (today's date, the
- *   kernel's version), and the random ids and timings its own tools add to their output, are
- *   masked wherever they appear: {@linkcode VOLATILE_TEXT};
+ * - the fields an agent varies from run to run (user, session, turn and message ids, cache keys),
+ *   the facts of the day and the machine it writes into its prompt (today's date, the kernel's
+ *   version), and the random ids and timings its own tools add to their output are masked by
+ *   the named rules of {@linkcode REPLAY_MASKS} its agent kind needs;
  * - the results of parallel tool calls, which an agent appends as each finishes, are put in the
  *   order of their call ids, and the caching mark Claude Code puts on a conversation's newest
  *   block (`cache_control`, which follows that order) is left out of its messages.
@@ -18,43 +17,84 @@ import { type Sha256Hex, sha256Hex } from "../core/hash.ts";
 import type { WireFormat } from "./gateway.ts";
 
 /**
- * The fields masked before requests are compared, per format, as dotted paths (`*` stands for any
- * key or array index). Each is an id or key that carries no part of the conversation:
- * - `user`, `safety_identifier`: an end-user id (OpenAI);
- * - `prompt_cache_key`: a cache-routing key, which agents such as Codex CLI set to a per-session
- *   id (OpenAI);
- * - `metadata`: free key-value tags an agent attaches, such as a session id (OpenAI);
- * - `metadata.user_id`: the user and session id Claude Code sends (Anthropic);
- * - `client_metadata`: Codex CLI's installation, session, thread and turn ids (OpenAI Responses);
- * - `input.*.id`: the ids of the items an agent sends (Codex CLI makes a new time-based id for each
- *   message it writes; the ids of the model's own items come back as the record has them).
+ * A named rule that masks what an agent varies from run to run although it did the same: either
+ * a field of the request (a dotted path per wire format, `*` standing for any key or array index)
+ * or a text pattern, masked in every string of the request.
  */
-export const VOLATILE_REQUEST_FIELDS: { readonly [F in WireFormat]: readonly string[] } = {
-  chat_completions: ["user", "safety_identifier", "prompt_cache_key", "metadata"],
-  responses: [
-    "user",
-    "safety_identifier",
-    "prompt_cache_key",
-    "metadata",
-    "client_metadata",
-    "input.*.id",
-  ],
-  messages: ["metadata.user_id"],
-};
+export interface ReplayMask {
+  /** What it masks and why, for `show` and the docs. */
+  what: string;
+  /** Dotted paths per wire format. */
+  fields?: { readonly [F in WireFormat]?: readonly string[] };
+  /** A pattern whose matches are masked in every string. */
+  text?: RegExp;
+}
 
 /**
- * Text that differs from run to run although the agent did the same, masked in every string of a
- * request: the facts of the day and the machine an agent writes into its prompt (Claude Code's
- * "Today's date is ..." and "OS Version: ...", Codex CLI's `<current_date>`), and what an agent's
- * own tools add to a command's output (Codex CLI's random "Chunk ID" and measured "Wall time").
+ * Every mask a replay may apply, by name. Each agent kind names the ones its requests need
+ * (recorded with its session as `agent.cmd`'s `replay_masks`); a session recorded before they
+ * were named gets all of them.
  */
-export const VOLATILE_TEXT: readonly RegExp[] = [
-  /(?<=Today's date is )\d{4}-\d{2}-\d{2}/g,
-  /(?<=<current_date>)[^<]*(?=<\/current_date>)/g,
-  /(?<=OS Version: )[^\n"]*/g,
-  /(?<=Chunk ID: )[0-9a-f]+/g,
-  /(?<=Wall time: )[\d.]+(?= seconds)/g,
-];
+export const REPLAY_MASKS = {
+  "end-user-id": {
+    what: "an end-user id (`user`, `safety_identifier`)",
+    fields: {
+      chat_completions: ["user", "safety_identifier"],
+      responses: ["user", "safety_identifier"],
+    },
+  },
+  "prompt-cache-key": {
+    what: "a cache-routing key (`prompt_cache_key`), which Codex CLI sets to a per-session id",
+    fields: { chat_completions: ["prompt_cache_key"], responses: ["prompt_cache_key"] },
+  },
+  "request-metadata": {
+    what: "free key-value tags an agent attaches (`metadata`), such as a session id",
+    fields: { chat_completions: ["metadata"], responses: ["metadata"] },
+  },
+  "claude-code-user-id": {
+    what: "the user and session id Claude Code sends (`metadata.user_id`)",
+    fields: { messages: ["metadata.user_id"] },
+  },
+  "codex-client-metadata": {
+    what: "Codex CLI's installation, session, thread and turn ids (`client_metadata`)",
+    fields: { responses: ["client_metadata"] },
+  },
+  "input-item-ids": {
+    what: "the ids of the items an agent sends (`input.*.id`): Codex CLI makes a new time-based " +
+      "one for each message it writes",
+    fields: { responses: ["input.*.id"] },
+  },
+  "todays-date": {
+    what: 'the date Claude Code writes into its prompt ("Today\'s date is ..."): its runtime ' +
+      "cannot run under libfaketime, so its clock is the container's",
+    text: /(?<=Today's date is )\d{4}-\d{2}-\d{2}/g,
+  },
+  "current-date": {
+    what: "the date Codex CLI writes into its prompt (`<current_date>`): its binary is static, " +
+      "so libfaketime cannot set its clock",
+    text: /(?<=<current_date>)[^<]*(?=<\/current_date>)/g,
+  },
+  "os-version": {
+    what: 'the kernel\'s version, which an agent writes into its prompt ("OS Version: ...")',
+    text: /(?<=OS Version: )[^\n"]*/g,
+  },
+  "chunk-id": {
+    what: "the random id Codex CLI's shell tool adds to a command's output (\"Chunk ID: ...\")",
+    text: /(?<=Chunk ID: )[0-9a-f]+/g,
+  },
+  "wall-time": {
+    what: 'the time Codex CLI\'s shell tool measured a command at ("Wall time: ... seconds")',
+    text: /(?<=Wall time: )[\d.]+(?= seconds)/g,
+  },
+} as const satisfies Record<string, ReplayMask>;
+
+/** The name of a replay mask. */
+export type ReplayMaskName = keyof typeof REPLAY_MASKS;
+
+/** Every mask's name: what a session recorded before masks were named is compared under. */
+export const ALL_REPLAY_MASKS: readonly ReplayMaskName[] = Object.keys(
+  REPLAY_MASKS,
+) as ReplayMaskName[];
 
 /** What a masked field's value becomes. */
 export const MASKED = "(masked: varies run to run)";
@@ -71,15 +111,23 @@ export const MASKED = "(masked: varies run to run)";
  * assert.deepEqual(normalizedRequest("messages", body), { model: "m", metadata: { user_id: MASKED } });
  * ```
  */
-export function normalizedRequest(format: WireFormat, body: string): unknown {
+export function normalizedRequest(
+  format: WireFormat,
+  body: string,
+  masks: readonly ReplayMaskName[] = ALL_REPLAY_MASKS,
+): unknown {
   let value: unknown;
   try {
     value = JSON.parse(body);
   } catch {
     return body;
   }
-  for (const path of VOLATILE_REQUEST_FIELDS[format]) value = masked(value, path.split("."));
-  return inCallOrder(format, withoutVolatileText(value));
+  const rules: readonly ReplayMask[] = masks.map((name) => REPLAY_MASKS[name]);
+  for (const rule of rules) {
+    for (const path of rule.fields?.[format] ?? []) value = masked(value, path.split("."));
+  }
+  const patterns = rules.flatMap((rule) => rule.text === undefined ? [] : [rule.text]);
+  return inCallOrder(format, withoutVolatileText(value, patterns));
 }
 
 /**
@@ -95,19 +143,24 @@ export function normalizedRequest(format: WireFormat, body: string): unknown {
  * );
  * ```
  */
-export function requestFingerprint(format: WireFormat, body: string): Sha256Hex {
-  return sha256Hex(canonicalJson(normalizedRequest(format, body)));
+export function requestFingerprint(
+  format: WireFormat,
+  body: string,
+  masks: readonly ReplayMaskName[] = ALL_REPLAY_MASKS,
+): Sha256Hex {
+  return sha256Hex(canonicalJson(normalizedRequest(format, body, masks)));
 }
 
-/** `value` with every string's volatile text masked. */
-function withoutVolatileText(value: unknown): unknown {
+/** `value` with every string's matches of `patterns` masked. */
+function withoutVolatileText(value: unknown, patterns: readonly RegExp[]): unknown {
+  if (patterns.length === 0) return value;
   if (typeof value === "string") {
-    return VOLATILE_TEXT.reduce((text, pattern) => text.replace(pattern, MASKED), value);
+    return patterns.reduce((text, pattern) => text.replace(pattern, MASKED), value);
   }
-  if (Array.isArray(value)) return value.map(withoutVolatileText);
+  if (Array.isArray(value)) return value.map((item) => withoutVolatileText(item, patterns));
   if (value !== null && typeof value === "object") {
     return Object.fromEntries(
-      Object.entries(value).map(([key, item]) => [key, withoutVolatileText(item)]),
+      Object.entries(value).map(([key, item]) => [key, withoutVolatileText(item, patterns)]),
     );
   }
   return value;

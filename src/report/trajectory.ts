@@ -70,6 +70,10 @@ export function readTrajectory(
   };
   const read = eventReader(store, trajectory);
   for (const stored of events) read(readEvent(stored));
+  const ran = last(events, EVENT.agentCmd)?.payload;
+  if (ran?.replay_masks !== undefined) {
+    trajectory.replay = { clockStart: ran.clock_start ?? null, masks: ran.replay_masks };
+  }
   const transcript = last(events, EVENT.agentTranscript);
   if (transcript) trajectory.steps.push(...withTranscript(trajectory.steps, transcript.payload));
   const staged = first(events, EVENT.workspaceStaged);

@@ -35,6 +35,14 @@ export function trajectoryText(trajectory: Trajectory): string {
     );
   }
   if (trajectory.resumed) lines.push("resumed after an interruption");
+  if (trajectory.replay) {
+    const { clockStart, masks } = trajectory.replay;
+    lines.push(
+      `clock: ${
+        clockStart === null ? "the container's own" : `set to ${clockStart} (libfaketime)`
+      }; a replay masks ${masks.length === 0 ? "nothing" : masks.join(", ")}`,
+    );
+  }
   if (trajectory.instruction !== null) {
     lines.push("", "task:", indent(trajectory.instruction.trimEnd(), "  "));
   }

@@ -81,4 +81,9 @@ export interface Trajectory {
   resumed: boolean;
   /** The workspace changes. */
   changes: TrajectoryChange[];
+  /**
+   * For an installed agent: what its clock was set to (null: the container's own) and the named
+   * masks a replay of its model calls applies; absent for other agents and older records.
+   */
+  replay?: { clockStart: string | null; masks: string[] };
 }

@@ -1,7 +1,6 @@
 /**
- * The generic installed agent (`cmd:COMMAND`) without Docker: the exact script its container
- * runs (unchanged since it moved onto `_installed_run.ts`), what it records, and how its exit is
- * read. `tests/eval/trial/cmd_agent_trial_test.ts` runs it for real.
+ * The generic installed agent (`cmd:COMMAND`) without Docker: the exact scripts its container
+ * runs (root's, which readies it, and the agent's), what it records, and how its exit is read. `tests/eval/trial/cmd_agent_trial_test.ts` runs it for real.
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
@@ -13,6 +12,7 @@ import { parseTar } from "../../src/engine/tar.ts";
 import { type CatalogueEvent, EVENT } from "../../src/store/event_catalogue.ts";
 import { loadTask } from "../../src/task/load_task.ts";
 import { PROJECT_ROOT } from "../_verdict.ts";
+import { ALL_REPLAY_MASKS } from "../../src/gateway/request_fingerprint.ts";
 
 const task = await loadTask(join(PROJECT_ROOT, "tasks/fix-slugify"));
 
@@ -21,7 +21,7 @@ async function run(command: string, answer: Partial<UnpackedExecResult>) {
   const sandbox = new MemorySandbox({
     exec: (request) => {
       requests.push(request);
-      return answer;
+      return request.user === "0:0" ? {} : answer;
     },
   });
   const container = await sandbox.start({
@@ -50,17 +50,17 @@ Deno.test("cmd:COMMAND runs its command with the instruction in a file, and reco
   const { outcome, events, requests } = await run("python3 /verdict/agent/it's.py", {
     stdout: "done\n",
   });
-  assert.equal(
-    requests[0].script,
-    "set -e\nmkdir -p '/tmp/verdict'\ncat > '/tmp/verdict/instruction.md'\n" +
-      "exec sh -c 'python3 /verdict/agent/it'\\''s.py' </dev/null",
-  );
-  assert.deepEqual(requests[0].options.env, {
+  const [ready, agent] = requests;
+  assert.equal(ready.user, "0:0");
+  assert.match(ready.script, /^set -e\nmkdir -p '\/tmp\/verdict'\nchmod 1777 '\/tmp\/verdict'\n/);
+  assert(ready.script.includes("cat > '/tmp/verdict/instruction.md'"), ready.script);
+  assert.equal(new TextDecoder().decode(ready.options.stdin), task.instruction);
+  assert.equal(agent.script, "set -e\nexec sh -c 'python3 /verdict/agent/it'\\''s.py' </dev/null");
+  assert.deepEqual(agent.options.env, {
     VERDICT_INSTRUCTION_FILE: "/tmp/verdict/instruction.md",
   });
-  assert.equal(requests[0].options.maxOutputBytes, MAX_RECORDED_OUTPUT_BYTES);
-  assert.equal(requests[0].options.timeoutMs, 5000);
-  assert.equal(new TextDecoder().decode(requests[0].options.stdin), task.instruction);
+  assert.equal(agent.options.maxOutputBytes, MAX_RECORDED_OUTPUT_BYTES);
+  assert.equal(agent.options.timeoutMs, 5000);
   assert.deepEqual(events, [{
     kind: EVENT.agentCmd,
     payload: {
@@ -69,6 +69,8 @@ Deno.test("cmd:COMMAND runs its command with the instruction in a file, and reco
       timed_out: false,
       stdout: "done\n",
       stderr: "",
+      clock_start: null,
+      replay_masks: [...ALL_REPLAY_MASKS],
     },
   }]);
   assert.equal(outcome.stopReason, "completed");

@@ -82,6 +82,7 @@ async function runAgent(
   answer: Partial<UnpackedExecResult> | (() => Partial<UnpackedExecResult>),
   controller = new AbortController(),
   events: CatalogueEvent[] = [],
+  clock: { faketime?: string; start?: number } = {},
 ): Promise<Ran> {
   taskOnce ??= await loadTask(join(PROJECT_ROOT, "tasks/fix-slugify"));
   const task = taskOnce;
@@ -90,7 +91,7 @@ async function runAgent(
   const exec: ExecHandler = (request) => {
     if (request.user === "0:0") {
       asRoot.push(request);
-      return {};
+      return { stdout: clock.faketime === undefined ? "" : `${clock.faketime}\n` };
     }
     requests.push(request);
     return typeof answer === "function" ? answer() : answer;
@@ -114,6 +115,7 @@ async function runAgent(
     timeoutMs: 12_345,
     resumed: false,
     signal: controller.signal,
+    clockStart: clock.start,
   };
   try {
     const outcome = await agent.run(context);
@@ -135,23 +137,24 @@ Deno.test("Claude Code runs the kit's binary headless, as the agent user, with i
   assert.match(agent.probe!.needs, /\/lib64\/ld-linux-x86-64\.so\.2/);
   const { requests, asRoot, task } = await runAgent(agent, { stdout: CLAUDE_STDOUT });
   assert.equal(requests.length, 1, "one exec as the agent");
-  assert.deepEqual(
-    asRoot.map((request) => request.script),
-    [`mkdir -p '${CLAUDE_CODE_HOME}' && chmod 1777 '${CLAUDE_CODE_HOME}'`],
-    "its home is made by root, writable by the agent user",
-  );
+  assert.equal(asRoot.length, 1, "one exec as root readies the container");
+  const ready = asRoot[0].script;
+  assert(ready.includes(`mkdir -p '/tmp/verdict' '${CLAUDE_CODE_HOME}'`), ready);
+  assert(ready.includes(`chmod 1777 '/tmp/verdict' '${CLAUDE_CODE_HOME}'`), ready);
+  assert(ready.includes(`cat > ${shellQuote(INSTRUCTION_FILE)}`), ready);
+  assert.equal(new TextDecoder().decode(asRoot[0].options.stdin), task.instruction);
+  assert.match(ready, /touch -c -t 202311142213\.20 \/ \/\.dockerenv \/etc \/dev /);
   const [{ script, options, user, workdir }] = requests;
   assert.equal(user, AGENT_USER, "never root: Claude Code refuses to bypass permissions as root");
   assert.equal(workdir, task.manifest.workdir);
   assert.equal(options.timeoutMs, 12_345, "the task's deadline");
-  assert.equal(new TextDecoder().decode(options.stdin), task.instruction);
+  assert.equal(options.stdin, undefined, "the instruction is in its file, root's");
   const line = "exec /verdict/kit/claude -p " +
     "--dangerously-skip-permissions --output-format stream-json --verbose";
   assert(
     script.includes(`exec sh -c ${shellQuote(line)} <${shellQuote(INSTRUCTION_FILE)}`),
     script,
   );
-  assert(script.includes(`cat > ${shellQuote(INSTRUCTION_FILE)}`), script);
   assert.deepEqual(options.env, {
     VERDICT_INSTRUCTION_FILE: INSTRUCTION_FILE,
     HOME: CLAUDE_CODE_HOME,
@@ -329,4 +332,71 @@ Deno.test("an interrupted CLI throws the run's abort reason and records nothing"
     (error) => error === reason,
   );
   assert.deepEqual(events, []);
+});
+
+Deno.test("where the image has libfaketime, the CLI's commands (Codex: the CLI too) start at the run's start and the record says so", async () => {
+  const library = "/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1";
+  const start = Date.UTC(2026, 11, 6, 21, 14, 22, 500);
+  const clock = "'FAKETIME=@1796591662' 'FAKETIME_FMT=%s' 'FAKETIME_DONT_FAKE_MONOTONIC=0' " +
+    "'FAKETIME_FLSHM=1' 'NO_FAKE_STAT=1' ";
+  const agentCmd = (ran: Ran) =>
+    ran.events.find((event) => event.kind === EVENT.agentCmd)!.payload as Record<string, unknown>;
+
+  const claude = await runAgent(
+    claudeCodeAgent(CLAUDE_KIT, "scripted"),
+    {
+      stdout: CLAUDE_STDOUT,
+    },
+    undefined,
+    [],
+    { faketime: library, start },
+  );
+  const commandsOnly = "exec env -u LD_PRELOAD -u FAKETIME_SHARED " +
+    `'BASH_ENV=/tmp/verdict/clock.sh' ${clock}/verdict/kit/claude -p`;
+  const claudeScript = claude.requests[0].script;
+  assert(claudeScript.includes(shellQuote(commandsOnly).slice(0, -1)), claudeScript);
+  assert.match(
+    claude.asRoot[0].script,
+    /echo "export LD_PRELOAD=\$lib" > \/tmp\/verdict\/clock\.sh/,
+  );
+  assert.equal(agentCmd(claude).clock_start, "2026-12-06T21:14:22.500Z");
+  assert.deepEqual(agentCmd(claude).replay_masks, [
+    "claude-code-user-id",
+    "os-version",
+    "todays-date",
+  ]);
+
+  const codex = await runAgent(
+    codexAgent(CODEX_KIT, "scripted"),
+    { stdout: CODEX_STDOUT },
+    undefined,
+    [],
+    {
+      faketime: library,
+      start,
+    },
+  );
+  const wholeProgram =
+    `exec env -u FAKETIME_SHARED 'LD_PRELOAD=${library}' ${clock}/verdict/kit/codex`;
+  assert(
+    codex.requests[0].script.includes(shellQuote(wholeProgram).slice(1, -1)),
+    codex.requests[0].script,
+  );
+  assert.equal(agentCmd(codex).clock_start, "2026-12-06T21:14:22.500Z");
+
+  const own = await runAgent(
+    claudeCodeAgent(CLAUDE_KIT, "scripted"),
+    { stdout: CLAUDE_STDOUT },
+    undefined,
+    [],
+    {
+      start,
+    },
+  );
+  assert(!own.requests[0].script.includes("FAKETIME"), own.requests[0].script);
+  assert.equal(
+    agentCmd(own).clock_start,
+    null,
+    "no libfaketime in the image: the container's clock",
+  );
 });

@@ -5,8 +5,9 @@ import { GatewayDivergence, replayBackend } from "../../src/gateway/replay_backe
 import {
   MASKED,
   normalizedRequest,
+  REPLAY_MASKS,
+  type ReplayMask,
   requestFingerprint,
-  VOLATILE_REQUEST_FIELDS,
 } from "../../src/gateway/request_fingerprint.ts";
 import { openStore } from "../../src/store/store.ts";
 import { gatewayCall } from "./_calls.ts";
@@ -103,12 +104,13 @@ Deno.test("a call beyond the record, or in another format, diverges", async () =
   );
 });
 
-Deno.test("the volatile fields are listed for every format, and masking touches nothing else", () => {
-  assert.deepEqual(Object.keys(VOLATILE_REQUEST_FIELDS).sort(), [
-    "chat_completions",
-    "messages",
-    "responses",
-  ]);
+Deno.test("every format has masks, and masking touches nothing else", () => {
+  const formats = new Set(
+    Object.values(REPLAY_MASKS as Record<string, ReplayMask>).flatMap((mask) =>
+      Object.keys(mask.fields ?? {})
+    ),
+  );
+  assert.deepEqual([...formats].sort(), ["chat_completions", "messages", "responses"]);
   const body = JSON.stringify({ user: "u", input: [{ user: "kept" }], prompt_cache_key: "k" });
   assert.deepEqual(normalizedRequest("responses", body), {
     user: MASKED,
@@ -121,4 +123,22 @@ Deno.test("the volatile fields are listed for every format, and masking touches 
     "Messages has no top-level user field: it is not masked",
   );
   assert.equal(normalizedRequest("messages", "not json"), "not json");
+});
+
+Deno.test("only the masks a session names are applied: a date outside them still diverges", () => {
+  const body = (date: string) =>
+    JSON.stringify({ system: `Today's date is ${date}.`, metadata: { user_id: date } });
+  const sent = body("2026-12-06");
+  const later = body("2027-12-06");
+  assert.equal(requestFingerprint("messages", sent), requestFingerprint("messages", later));
+  const named = ["todays-date", "claude-code-user-id"] as const;
+  assert.equal(
+    requestFingerprint("messages", sent, named),
+    requestFingerprint("messages", later, named),
+  );
+  assert.deepEqual(normalizedRequest("messages", later, ["claude-code-user-id"]), {
+    system: "Today's date is 2027-12-06.",
+    metadata: { user_id: MASKED },
+  });
+  assert.deepEqual(normalizedRequest("messages", later, []), JSON.parse(later));
 });

@@ -13,9 +13,14 @@ import { BUDGET_REFUSAL_STATUS, recordedBudgetBackend } from "../../gateway/budg
 import type { GatewayAnswer, GatewayBackend } from "../../gateway/gateway.ts";
 import { type RecordedExchange, recordedExchanges } from "../../gateway/recording.ts";
 import { GatewayDivergence, replayBackend } from "../../gateway/replay_backend.ts";
+import {
+  ALL_REPLAY_MASKS,
+  REPLAY_MASKS,
+  type ReplayMaskName,
+} from "../../gateway/request_fingerprint.ts";
 import type { Sandbox } from "../../engine/sandbox.ts";
 import { storeSnapshot } from "../../workspace/snapshot.ts";
-import { EVENT } from "../../store/event_catalogue.ts";
+import { EVENT, last } from "../../store/event_catalogue.ts";
 import type { StoredEvent } from "../../store/event_log.ts";
 import type { RunRecord, SessionRecord } from "../../store/run_table.ts";
 import { openStore } from "../../store/store.ts";
@@ -71,23 +76,15 @@ export async function replayInstalled(replay: InstalledReplay): Promise<Installe
   const { session, staged } = replay;
   // A trial resumed after an interruption started over: its last attempt is the one graded.
   const resumedAt = replay.events.findLastIndex((event) => event.kind === EVENT.trialResumed);
-  const exchanges = recordedExchanges(replay.events.slice(resumedAt + 1));
+  const attempt = replay.events.slice(resumedAt + 1);
+  const exchanges = recordedExchanges(attempt);
+  const ran = last(attempt, EVENT.agentCmd)?.payload;
   let divergence: InstalledReplayOutcome["divergence"];
   let calls = 0;
-  const recorded = replayBackend(exchanges);
-  const checked: GatewayBackend = {
-    spec: recorded.spec,
-    async answer(call, signal) {
-      try {
-        return await recorded.answer(call, signal);
-      } catch (error) {
-        if (error instanceof GatewayDivergence && divergence === undefined) {
-          divergence = { call: error.number, reason: error.message };
-        }
-        throw error;
-      }
-    },
-  };
+  const checked = noticingDivergence(
+    replayBackend(exchanges, "replay", recordedMasks(ran?.replay_masks)),
+    (error) => divergence ??= { call: error.number, reason: error.message },
+  );
   // Charged and recorded as the run was (into the scratch store), so the agent's outcome and the
   // requirements on it are graded again; the calls the run's budget refused are refused again, by
   // the record's decisions (the run's admissions depended on timing a replay does not keep).
@@ -103,7 +100,9 @@ export async function replayInstalled(replay: InstalledReplay): Promise<Installe
   const store = openStore(":memory:");
   try {
     const run = `${replay.run.id}.replay`;
-    store.runs.create({ id: run, config: {}, createdAt: 0 });
+    // The agent's clock reads what it read in the run (a trial's clock starts at its run's start).
+    const clockStart = ran?.clock_start ? Date.parse(ran.clock_start) : replay.run.createdAt;
+    store.runs.create({ id: run, config: {}, createdAt: clockStart });
     store.runs.createSession({ id: session.id, run, task: session.task, repeat: session.repeat });
     storeSnapshot(store.blobs, staged.initial);
     const { record, cleanup } = await runTrial({
@@ -169,4 +168,34 @@ function recordedRefusals(
     });
   }
   return refusals;
+}
+
+/**
+ * The masks a session was recorded with: every mask for one recorded before they were named, or
+ * when it names one this Verdict does not know (it would otherwise compare more strictly than the
+ * run meant).
+ */
+function recordedMasks(names: readonly string[] | undefined): readonly ReplayMaskName[] {
+  if (names === undefined || !names.every((name) => Object.hasOwn(REPLAY_MASKS, name))) {
+    return ALL_REPLAY_MASKS;
+  }
+  return names as ReplayMaskName[];
+}
+
+// `backend`, telling `notice` of each divergence it throws.
+function noticingDivergence(
+  backend: GatewayBackend,
+  notice: (error: GatewayDivergence) => void,
+): GatewayBackend {
+  return {
+    spec: backend.spec,
+    async answer(call, signal) {
+      try {
+        return await backend.answer(call, signal);
+      } catch (error) {
+        if (error instanceof GatewayDivergence) notice(error);
+        throw error;
+      }
+    },
+  };
 }

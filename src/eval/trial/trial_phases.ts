@@ -176,6 +176,8 @@ export async function workAgent(
     timeoutMs: Math.max(0, staged.task.manifest.limits.timeout_s * 1000 - run.elapsedMs),
     resumed: run.resumed,
     signal: deps.signal,
+    // An installed agent's clock starts at its run's start, so a replay can show it the same.
+    clockStart: deps.store.runs.get(plan.run)?.createdAt,
   });
   // The trial ends when the agent does: what it left behind may not call its model any more.
   ledger?.close();

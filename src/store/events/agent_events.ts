@@ -131,6 +131,13 @@ export const AGENT_EVENTS = {
     stdout: z.string(),
     /** Its stderr, head and tail when long. */
     stderr: z.string(),
+    /**
+     * What its clock was set to (libfaketime), as an ISO time: the run's start, so that a replay
+     * shows it the same; null when its image has no libfaketime and it read the container's own.
+     */
+    clock_start: z.string().nullable().optional(),
+    /** The named masks a replay of its model calls applies (see `REPLAY_MASKS`). */
+    replay_masks: z.array(z.string()).optional(),
   }).describe("An installed agent's command ran to its end."),
 
   "agent.transcript": z.object({
