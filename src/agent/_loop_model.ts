@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { boundedInput } from "./_loop_request.ts";
 import { formatUsd, type Usd } from "../core/money.ts";
 import { type ModelRequest, type ModelResponse, totalInput } from "../model/model.ts";
 import { costOfUsage } from "../model/prices.ts";
@@ -35,6 +36,7 @@ export async function askModel(
     return failedCall(run, error, "the model call");
   }
   const cost = countUsage(run, step, response);
+  run.lastAnswered = { input: boundedInput(run, request), tokens: totalInput(response.usage) };
   run.context.record([
     event(EVENT.modelResponse, {
       step,

@@ -1,13 +1,15 @@
 /**
  * Before each model call: whether the loop may take another step (max_steps, the deadline), the
- * conversation fitted into the context budget (a compaction is recorded), and whether the call
- * could pass the token or cost budget.
+ * conversation fitted into the context budget (a compaction is recorded), and the call's output
+ * cap within what the token and cost budgets have left.
  *
  * @module
  */
 import { costOf, formatUsd, usd } from "../core/money.ts";
 import type { ModelRequest } from "../model/model.ts";
-import { requestTokens } from "../model/tokens.ts";
+import { utf8Length } from "../core/utf8_length.ts";
+import { MIN_ANSWER_TOKENS } from "../gateway/budget.ts";
+import { type BoundedInput, conversationInputBound } from "../gateway/input_bound.ts";
 import { EVENT, event } from "../store/event_catalogue.ts";
 import { type LoopRun, Stop } from "./_loop_run.ts";
 import { fitContext } from "./context.ts";
@@ -69,31 +71,61 @@ export function nextRequest(run: LoopRun, step: number): ModelRequest | Stop {
     maxOutputTokens: run.outputTokens,
     ...(parameters ? { parameters } : {}),
   };
-  return overBudget(run, request) ?? request;
+  return withinBudget(run, request);
 }
 
-/** Why the request could pass the token or the cost budget, if it could. */
-function overBudget(run: LoopRun, request: ModelRequest): Stop | undefined {
+/**
+ * The request within the budgets, by the gateway's rule: its worst case (an upper bound of its
+ * input, `input_bound.ts`, plus its output cap) must fit what is left, the cap lowered to what is
+ * left when the whole does not fit; the loop stops on `budget` only when not even
+ * {@linkcode MIN_ANSWER_TOKENS} fit.
+ */
+function withinBudget(run: LoopRun, request: ModelRequest): ModelRequest | Stop {
   const { limits } = run.task.manifest;
   const { counters, price } = run;
-  const estimate = requestTokens(run.setup.options.counter, request) + request.maxOutputTokens;
-  if (counters.totalTokens + estimate > limits.max_total_tokens) {
-    return new Stop(
-      "budget",
-      `the next call could use ${estimate} tokens; with ${counters.totalTokens} used that passes ` +
-        `max_total_tokens ${limits.max_total_tokens}`,
-    );
-  }
+  const input = conversationInputBound(boundedInput(run, request), run.lastAnswered ?? null);
+  const byTokens = limits.max_total_tokens - counters.totalTokens - input;
+  let byCost = Number.MAX_SAFE_INTEGER;
+  let inputCost = 0n;
   if (price && counters.costUsd !== null) {
-    const next = costOf(estimate - request.maxOutputTokens, price.input) +
-      costOf(request.maxOutputTokens, price.output);
-    if (counters.costUsd + next > usd(limits.max_cost_usd)) {
-      return new Stop(
-        "budget",
-        `the next call could cost $${formatUsd(next)}; with $${formatUsd(counters.costUsd)} ` +
-          `spent that passes max_cost_usd ${limits.max_cost_usd}`,
-      );
+    inputCost = costOf(input, price.input > price.cacheWrite ? price.input : price.cacheWrite);
+    const left = usd(limits.max_cost_usd) - counters.costUsd - inputCost;
+    if (left < 0n) byCost = -1;
+    else if (price.output > 0n) {
+      const afford = (left * 1_000_000n) / price.output;
+      byCost = afford < BigInt(byCost) ? Number(afford) : byCost;
     }
   }
-  return undefined;
+  const cap = Math.min(request.maxOutputTokens, byTokens, byCost);
+  if (cap >= Math.min(request.maxOutputTokens, MIN_ANSWER_TOKENS)) {
+    return cap < request.maxOutputTokens ? { ...request, maxOutputTokens: cap } : request;
+  }
+  return new Stop(
+    "budget",
+    byCost < byTokens
+      ? `max_cost_usd ${limits.max_cost_usd} cannot afford another call ($${
+        formatUsd(counters.costUsd ?? 0n)
+      } spent, up to $${formatUsd(inputCost)} for its input of up to ${input} tokens)`
+      : `max_total_tokens ${limits.max_total_tokens} cannot afford another call ` +
+        `(${counters.totalTokens} tokens used, up to ${input} for its input and ` +
+        `${MIN_ANSWER_TOKENS} for an answer)`,
+  );
+}
+
+/**
+ * A request as its input's bound sees it: the model, system prompt and tools frame it, and its
+ * size is that of the three with its messages as JSON.
+ *
+ * @example
+ * ```ts ignore
+ * run.lastAnswered = { input: boundedInput(run, request), tokens: totalInput(response.usage) };
+ * ```
+ */
+export function boundedInput(run: LoopRun, request: ModelRequest): BoundedInput {
+  const { system, messages, tools } = request;
+  return {
+    frame: JSON.stringify([run.model.spec, system, tools]),
+    messages,
+    bytes: utf8Length(JSON.stringify({ system, messages, tools })),
+  };
 }

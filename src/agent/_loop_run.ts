@@ -5,6 +5,7 @@
  *
  * @module
  */
+import type { BoundedInput } from "../gateway/input_bound.ts";
 import { hashCanonical } from "../core/hash.ts";
 import type { CrashPoint } from "../model/model_spec.ts";
 import type { Message, Model, ToolSchema } from "../model/model.ts";
@@ -85,6 +86,8 @@ export interface LoopRun {
   signal: AbortSignal;
   /** Records the requests. */
   requests: RequestRecorder;
+  /** The last answered request and its input's real tokens: it bounds the next one's input. */
+  lastAnswered?: { input: BoundedInput; tokens: number };
   /** What the tools run with. */
   toolContext: ToolContext;
 }

@@ -5,7 +5,7 @@
  *
  * @module
  */
-import type { ModelResponse } from "../model/model.ts";
+import type { ModelRequest, ModelResponse } from "../model/model.ts";
 import type { ToolResult } from "../tools/tool.ts";
 import { askModel } from "./_loop_model.ts";
 import { limitReached, nextRequest } from "./_loop_request.ts";
@@ -30,13 +30,20 @@ export async function takeStep(run: LoopRun, step: number): Promise<Stop | undef
   if (request instanceof Stop) return request;
   const response = await askModel(run, step, request);
   if (response instanceof Stop) return response;
-  if (response.toolCalls.length === 0) return answeredWithoutCall(run, response);
+  if (response.toolCalls.length === 0) return answeredWithoutCall(run, request, response);
   return await runToolCalls(run, step, response);
 }
 
 /** Why the loop stops on an answer with no tool call: refused, cut off, or done. */
-function answeredWithoutCall(run: LoopRun, response: ModelResponse): Stop {
+function answeredWithoutCall(run: LoopRun, request: ModelRequest, response: ModelResponse): Stop {
   if (response.finish === "refusal") return new Stop("refused", firstLine(response.content));
+  if (response.finish === "length" && request.maxOutputTokens < run.outputTokens) {
+    return new Stop(
+      "budget",
+      `the model's answer was cut at ${request.maxOutputTokens} tokens, all the budget had ` +
+        `left, without a tool call`,
+    );
+  }
   if (response.finish === "length") {
     const limit = run.setup.options.maxOutputTokens === undefined
       ? "context.reserve_output_tokens"

@@ -46,15 +46,51 @@ export const CONTINUATION_MARGIN = 256;
  * ```
  */
 export function inputBound(call: GatewayCall, last: AnsweredInput | null): number {
-  const bytes = utf8Length(call.body);
-  if (last === null || frameOf(call) !== frameOf(last.call)) return bytes;
-  const before = last.call.request.messages;
-  const now = call.request.messages;
-  const continued = now.length >= before.length &&
-    before.every((message, index) => JSON.stringify(message) === JSON.stringify(now[index]));
-  if (!continued) return bytes;
-  const grown = Math.max(0, bytes - utf8Length(last.call.body));
-  return Math.min(bytes, last.tokens + grown + CONTINUATION_MARGIN);
+  return conversationInputBound(
+    callInput(call),
+    last === null ? null : { input: callInput(last.call), tokens: last.tokens },
+  );
+}
+
+/** A model call as its input's bound sees it, whoever makes it (the gateway, the loop). */
+export interface BoundedInput {
+  /** What must be the same for a call to go on another's conversation: model, system, tools. */
+  frame: string;
+  /** The conversation's messages. */
+  messages: readonly unknown[];
+  /** The bytes of the request it is sent as. */
+  bytes: number;
+}
+
+/**
+ * The input bound of a call given the last answered one (its input's real tokens), or null: its
+ * bytes, or, when it goes on that call's conversation, that call's tokens plus the bytes it grew
+ * by and {@linkcode CONTINUATION_MARGIN}, whichever is less.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { conversationInputBound } from "./input_bound.ts";
+ * const first = { frame: "f", messages: ["a"], bytes: 4000 };
+ * const next = { frame: "f", messages: ["a", "b"], bytes: 4100 };
+ * assert.equal(conversationInputBound(next, null), 4100);
+ * assert.equal(conversationInputBound(next, { input: first, tokens: 1000 }), 1000 + 100 + 256);
+ * assert.equal(conversationInputBound({ ...next, frame: "g" }, { input: first, tokens: 1000 }), 4100);
+ * ```
+ */
+export function conversationInputBound(
+  now: BoundedInput,
+  last: { input: BoundedInput; tokens: number } | null,
+): number {
+  if (last === null || now.frame !== last.input.frame) return now.bytes;
+  const before = last.input.messages;
+  const continued = now.messages.length >= before.length &&
+    before.every((message, index) =>
+      JSON.stringify(message) === JSON.stringify(now.messages[index])
+    );
+  if (!continued) return now.bytes;
+  const grown = Math.max(0, now.bytes - last.input.bytes);
+  return Math.min(now.bytes, last.tokens + grown + CONTINUATION_MARGIN);
 }
 
 /**
@@ -73,7 +109,11 @@ export function answeredInput(call: GatewayCall, usage: Usage): AnsweredInput {
   return { call, tokens: totalInput(usage) };
 }
 
-// The model too: another model's tokenizer counts the same text differently.
-function frameOf(call: GatewayCall): string {
-  return JSON.stringify([call.model, call.request.system, call.request.tools]);
+// The model is in the frame too: another model's tokenizer counts the same text differently.
+function callInput(call: GatewayCall): BoundedInput {
+  return {
+    frame: JSON.stringify([call.model, call.request.system, call.request.tools]),
+    messages: call.request.messages,
+    bytes: utf8Length(call.body),
+  };
 }

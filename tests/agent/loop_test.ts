@@ -55,7 +55,7 @@ Deno.test("an answer cut at the output limit with no tool call stops as truncate
   assert.equal(goesOn.outcome.stopReason, "completed");
 });
 
-Deno.test("the token budget stops the run before the call that would pass it", async () => {
+Deno.test("the token budget lowers the last calls' output cap to what is left, and stops when not even a short answer fits", async () => {
   const task = testTask({
     limits: { max_steps: 100, timeout_s: 600, max_total_tokens: 9000, max_cost_usd: 10 },
   });
@@ -63,10 +63,34 @@ Deno.test("the token budget stops the run before the call that would pass it", a
   assert.equal(outcome.stopReason, "budget");
   assert.match(
     outcome.detail!,
-    /the next call could use \d+ tokens; with \d+ used that passes max_total_tokens 9000/,
+    /^max_total_tokens 9000 cannot afford another call \(\d+ tokens used, up to \d+ for its input and 128 for an answer\)$/,
   );
   assert.ok(outcome.counters.totalTokens <= 9000, `${outcome.counters.totalTokens} tokens used`);
   assert.equal(requests.length, outcome.counters.steps);
+  // The reserve (2,000) while it fits; then what is left, never below a short answer.
+  const caps = requests.map((request) => request.maxOutputTokens);
+  assert.equal(caps[0], 2000);
+  const lowered = caps.filter((cap) => cap < 2000);
+  assert.ok(lowered.length > 0, `caps ${caps.join(", ")}`);
+  assert.ok(lowered.every((cap) => cap >= 128), `caps ${caps.join(", ")}`);
+});
+
+Deno.test("an answer cut at a cap the budget lowered stops on budget, not as truncated", async () => {
+  const task = testTask({
+    limits: { max_steps: 100, timeout_s: 600, max_total_tokens: 2200, max_cost_usd: 10 },
+  });
+  const { outcome, requests } = await runLoop(
+    () => text("Here is the plan: first I will", "length"),
+    {
+      task,
+    },
+  );
+  assert.ok(requests[0].maxOutputTokens < 2000, `cap ${requests[0].maxOutputTokens}`);
+  assert.equal(outcome.stopReason, "budget");
+  assert.match(
+    outcome.detail!,
+    /^the model's answer was cut at \d+ tokens, all the budget had left/,
+  );
 });
 
 Deno.test("the cost budget stops the run before the call that would pass it; cost is exact", async () => {
@@ -82,7 +106,7 @@ Deno.test("the cost budget stops the run before the call that would pass it; cos
   });
   const { outcome, events } = await runLoop(() => calls(["echo", {}]), { task, price });
   assert.equal(outcome.stopReason, "budget");
-  assert.match(outcome.detail!, /passes max_cost_usd 0\.01/);
+  assert.match(outcome.detail!, /^max_cost_usd 0\.01 cannot afford another call \(\$0\.\d+ spent/);
   assert.ok(outcome.counters.costUsd! <= usd("0.01"));
   // Each fake response reports 100 input and 10 output tokens: $0.00045 per step, exactly.
   assert.equal(
