@@ -10,6 +10,8 @@
 import { costOf, formatUsd, type Usd, usd } from "../core/money.ts";
 import { utf8Length } from "../core/utf8_length.ts";
 import type { GatewayAnswer, GatewayBackend, GatewayCall } from "./gateway.ts";
+import { MalformedResponse } from "../model/model_errors.ts";
+import type { Usage } from "../model/model.ts";
 import {
   type AnsweredInput,
   answeredInput,
@@ -82,6 +84,8 @@ interface InFlight {
 /** A call let through: with the output cap it may use, and what it reserved. */
 interface Admitted {
   call: GatewayCall;
+  /** The bound of its input, in tokens. */
+  input: number;
   tokens: number;
   cost: Usd;
   /** Whether it goes out with the whole cap it asked for (or the unasked default). */
@@ -158,6 +162,10 @@ export function budgetedBackend(
         ledger.charge(answer.usage);
         if (answer.usage !== null) last = answeredInput(call, answer.usage);
         return answer;
+      } catch (error) {
+        // Answered with success but unreadable: perhaps billed, and how much is unknown.
+        if (error instanceof MalformedResponse && error.billed) ledger.charge(worstCase(admitted));
+        throw error;
       } finally {
         inFlight.calls--;
         inFlight.tokens -= admitted.tokens;
@@ -211,6 +219,7 @@ function admit(
   const lowered = cap < (asked ?? UNASKED_OUTPUT_CAP) ? { outputCap: cap } : {};
   return {
     call: { ...call, ...lowered },
+    input,
     tokens: input + cap,
     cost: price === null ? 0n : inputCost + costOf(cap, price.output),
     whole: cap === (asked ?? UNASKED_OUTPUT_CAP),
@@ -233,6 +242,11 @@ function admitWithin(
   if (typeof admitted !== "string" && admitted.whole) return admitted;
   const tighter = inputBound(call, last);
   return tighter < bytes ? admit(call, tighter, budget, ledger, inFlight) : admitted;
+}
+
+/** What an admitted call can have used at most: its input's bound and its whole cap. */
+function worstCase(admitted: Admitted): Usage {
+  return { input: admitted.input, cachedInput: 0, output: admitted.tokens - admitted.input };
 }
 
 function bigMin(a: bigint, b: bigint): bigint {

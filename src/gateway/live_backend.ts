@@ -144,7 +144,7 @@ export function liveBackend(upstream: LiveUpstream, http: HttpDeps): GatewayBack
             );
           }
           const problem = status < 300 ? answerProblem(call.format, contentType, body) : null;
-          if (problem !== null) throw new MalformedResponse(upstream.provider, problem);
+          if (problem !== null) throw new MalformedResponse(upstream.provider, problem, true);
           return askUsage ? { ...outcome.answer, body: withoutUsageChunks(body) } : outcome.answer;
         }
         const { status, message } = outcome;

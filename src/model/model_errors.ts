@@ -45,9 +45,16 @@ export class ModelUnavailable extends InfrastructureError {
  * ```
  */
 export class MalformedResponse extends InfrastructureError {
+  /**
+   * Whether the provider answered with success (2xx), and so may have billed the call, even
+   * though its answer cannot be read: a budget then counts the call at its worst case.
+   */
+  readonly billed: boolean;
+
   /** Makes the error. */
-  constructor(provider: string, problem: string) {
+  constructor(provider: string, problem: string, billed = false) {
     super(`malformed response from ${provider}: ${problem}`);
+    this.billed = billed;
   }
 }
 

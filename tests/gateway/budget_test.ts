@@ -4,6 +4,7 @@ import { budgetedBackend, gatewayBudget } from "../../src/gateway/budget.ts";
 import type { GatewayBackend, GatewayCall } from "../../src/gateway/gateway.ts";
 import { CONTINUATION_MARGIN } from "../../src/gateway/input_bound.ts";
 import { GatewayLedger, type LedgerStop } from "../../src/gateway/ledger.ts";
+import { MalformedResponse } from "../../src/model/model_errors.ts";
 import { SCRIPTED_PRICE } from "../../src/model/prices.ts";
 import { gatewayCall, okAnswer } from "./_calls.ts";
 
@@ -207,4 +208,47 @@ Deno.test("a call asking for fewer tokens than a short answer is let through wit
     200,
   );
   assert.deepEqual(backend.caps, [undefined, undefined], "no cap sent in either case");
+});
+
+Deno.test("a success the gateway cannot read is counted at its worst case: the provider may have billed it", async () => {
+  const ledger = new GatewayLedger(null);
+  let unreadable = true;
+  const gateway = budgetedBackend(
+    {
+      spec: "fixed",
+      answer: (call) => {
+        if (unreadable) {
+          unreadable = false;
+          return Promise.reject(new MalformedResponse("openai", "the body is not JSON", true));
+        }
+        return Promise.resolve(okAnswer(100, Math.min(100, call.outputCap ?? 100)));
+      },
+    },
+    ledger,
+    gatewayBudget(LIMITS),
+  );
+  const body = { model: "gpt-4o", messages: [{ role: "user", content: "x".repeat(400) }] };
+  await assert.rejects(
+    gateway.answer(gatewayCall(1, "chat_completions", body), signal),
+    MalformedResponse,
+  );
+  // Its whole reservation: the body's bytes for its input, the rest of the budget for its output.
+  assert.deepEqual(ledger.totals.tokens, {
+    input: JSON.stringify(body).length,
+    output: 1000 - JSON.stringify(body).length,
+  });
+  const next = await gateway.answer(gatewayCall(2, "chat_completions", body), signal);
+  assert.equal(next.status, 400, "nothing is left for another call");
+  // A failure that is no success (the provider down) is not charged.
+  const down = new GatewayLedger(null);
+  const failing = budgetedBackend(
+    {
+      spec: "fixed",
+      answer: () => Promise.reject(new MalformedResponse("openai", "HTTP 500", false)),
+    },
+    down,
+    gatewayBudget(LIMITS),
+  );
+  await assert.rejects(failing.answer(gatewayCall(1, "chat_completions", body), signal));
+  assert.equal(down.totals.totalTokens, 0);
 });

@@ -270,6 +270,7 @@ Deno.test("live: a 200 that is not JSON, and streams that stop before their end 
     ).then(() => undefined, (error) => error);
     assert(error instanceof MalformedResponse, `${name}: ${error}`);
     assert.match(error.message, expected, name);
+    assert.equal(error.billed, true, `${name}: a success, perhaps billed, is charged in full`);
     assert.equal(
       server.received.length,
       1,
