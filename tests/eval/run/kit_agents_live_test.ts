@@ -27,6 +27,8 @@ interface Seen {
   model: string;
   stream: boolean;
   key: string | null;
+  /** The output cap it was sent with. */
+  cap: number | undefined;
 }
 
 /** A loopback provider answering with the scripted model for `task`, holding `REAL_KEY`. */
@@ -45,6 +47,7 @@ async function liveUpstream(taskDir: string) {
       path: new URL(request.url).pathname,
       model: body.model,
       stream: body.stream === true,
+      cap: body.max_tokens ?? body.max_output_tokens,
       key: request.headers.get("x-api-key") ??
         request.headers.get("authorization")?.replace(/^Bearer /, "") ?? null,
     });
@@ -88,35 +91,57 @@ for (
     },
   ]
 ) {
-  Deno.test(`${agent} passes a task against a live streaming upstream, and the real key stays out of its container and the record`, async () => {
-    await requireDocker();
-    await using home = await scratchDir(`kit-live-${agent}`);
-    await requireKits(home.path, [agent]);
-    await using upstream = await liveUpstream(LIVE_ENV);
-    const evaluated = await runVerdict([
-      "eval",
-      LIVE_ENV,
-      "--agent",
-      agent,
-      "--model",
-      `${provider}:${model}`,
-      "--base-url",
-      baseUrl(upstream.url),
-      "--no-cost",
-      "--home",
-      home.path,
-    ], { env: { [keyName]: REAL_KEY } });
-    assert.equal(evaluated.code, 0, evaluated.stdout + evaluated.stderr);
-    assert.match(evaluated.stdout, /1 of 1 trials: 1 passed/, evaluated.stdout);
-    const calls = upstream.seen.filter((call) => call.path === route);
-    assert.ok(calls.length >= 2, JSON.stringify(upstream.seen));
-    for (const call of calls) {
-      assert.equal(call.model, model);
-      assert.equal(call.stream, true);
-      assert.equal(call.key, REAL_KEY);
-    }
-    assert.equal((await stateText(home.path)).includes(REAL_KEY), false);
-  });
+  Deno.test(
+    `${agent} passes a task against a live streaming upstream, and the real key stays out of its container and the record${
+      agent === "claude-code"
+        ? "; priced as Sonnet, its 32,000-token cap is lowered to what $0.50 affords, and more than one call is made"
+        : ""
+    }`,
+    async () => {
+      await requireDocker();
+      await using home = await scratchDir(`kit-live-${agent}`);
+      await requireKits(home.path, [agent]);
+      await using upstream = await liveUpstream(LIVE_ENV);
+      const prices = join(home.path, "prices.yaml");
+      await Deno.writeTextFile(
+        prices,
+        `${provider}:${model}: { input: 3, output: 15, cached_input: 0.3, cache_write: 3.75 }\n`,
+      );
+      const evaluated = await runVerdict([
+        "eval",
+        LIVE_ENV,
+        "--agent",
+        agent,
+        "--model",
+        `${provider}:${model}`,
+        "--base-url",
+        baseUrl(upstream.url),
+        ...(agent === "claude-code" ? ["--prices", prices] : ["--no-cost"]),
+        "--home",
+        home.path,
+      ], { env: { [keyName]: REAL_KEY } });
+      assert.equal(evaluated.code, 0, evaluated.stdout + evaluated.stderr);
+      assert.match(evaluated.stdout, /1 of 1 trials: 1 passed/, evaluated.stdout);
+      const calls = upstream.seen.filter((call) => call.path === route);
+      assert.ok(calls.length >= 2, JSON.stringify(upstream.seen));
+      for (const call of calls) {
+        assert.equal(call.model, model);
+        assert.equal(call.stream, true);
+        assert.equal(call.key, REAL_KEY);
+      }
+      assert.equal((await stateText(home.path)).includes(REAL_KEY), false);
+      if (agent !== "claude-code") return;
+      // Its first call reserves its body's bytes at the cache-write price and what is left of the
+      // task's $0.50 for its answer: less than the 32,000 tokens it asks for ($0.48 alone).
+      assert.equal(calls.length >= 2, true);
+      assert.ok(calls[0].cap !== undefined && calls[0].cap < 32_000, `cap ${calls[0].cap}`);
+      const run = /^run (\S+):/m.exec(evaluated.stdout)![1];
+      const [trial] = JSON.parse(
+        await Deno.readTextFile(join(home.path, "runs", run, "results.json")),
+      ).trials;
+      assert.ok(trial.cost_usd > 0 && trial.cost_usd <= 0.5, `$${trial.cost_usd}`);
+    },
+  );
 }
 
 Deno.test("a CLI past the task's deadline is killed with its container, and the trial stops on timeout", async () => {
