@@ -43,12 +43,13 @@ export interface InstalledRun {
   /** Files to write before it starts (path → content), such as a config file. */
   files?: Record<string, string>;
   /**
-   * Where its clock is set: `program` (the default) preloads libfaketime into the program and so
-   * everything it starts; `commands` only into the commands its bash runs (through `BASH_ENV`),
-   * for a program libfaketime cannot run in (Claude Code's runtime fails to share the clock's
-   * state with its children), whose own clock stays the container's.
+   * Where its clock is set: in the program (the default), libfaketime preloaded into it and so
+   * into everything it starts; or only in the commands it runs, for a program libfaketime cannot
+   * run in (Claude Code's runtime fails to share the clock's state with its children), whose own
+   * clock stays the container's: `commandsVia` names the variable that gives it a shell script to
+   * run ahead of each command (Claude Code's `CLAUDE_ENV_FILE`; it ignores `BASH_ENV`).
    */
-  clockIn?: "program" | "commands";
+  clockIn?: { commandsVia: string };
   /** Most bytes kept of each of stdout and stderr (head and tail). */
   maxOutputBytes: number;
   /** The masks a replay of its model calls needs. */
@@ -71,7 +72,7 @@ export async function runInstalled(
   const faketime = await prepareContainer(context, run.homes ?? []);
   const clock = faketime === undefined || context.clockStart === undefined ? undefined : {
     start: new Date(context.clockStart),
-    words: faketimeWords(faketime, context.clockStart, run.clockIn ?? "program"),
+    words: faketimeWords(faketime, context.clockStart, run.clockIn),
   };
   const folders = new Set(Object.keys(run.files ?? {}).map(folderOf));
   const writes = Object.entries(run.files ?? {}).map(([path, content]) =>
@@ -125,7 +126,7 @@ function startFailure(result: ExecResult): string | undefined {
   return CANNOT_EXECUTE.test(last) ? last : undefined;
 }
 
-/** What bash runs first when the clock is set in an agent's commands only (`BASH_ENV`). */
+/** What a shell runs ahead of each command when the clock is set in an agent's commands only. */
 const CLOCK_SCRIPT = "/tmp/verdict/clock.sh";
 
 /** Where Debian's `libfaketime` package puts the library, per architecture. */
@@ -187,9 +188,13 @@ async function prepareContainer(
  * file's time is what the kernel wrote), and each process keeps its clock's state to itself
  * (`FAKETIME_FLSHM`: a child of Claude Code's runtime cannot share it).
  */
-function faketimeWords(library: string, startMs: number, clockIn: "program" | "commands"): string {
+function faketimeWords(
+  library: string,
+  startMs: number,
+  clockIn: InstalledRun["clockIn"],
+): string {
   const env = {
-    ...(clockIn === "program" ? { LD_PRELOAD: library } : { BASH_ENV: CLOCK_SCRIPT }),
+    ...(clockIn === undefined ? { LD_PRELOAD: library } : { [clockIn.commandsVia]: CLOCK_SCRIPT }),
     // In seconds since the epoch, so that the image's time zone does not move it.
     FAKETIME: `@${Math.floor(startMs / 1000)}`,
     FAKETIME_FMT: "%s",
@@ -198,7 +203,7 @@ function faketimeWords(library: string, startMs: number, clockIn: "program" | "c
     NO_FAKE_STAT: "1",
   };
   // A clock the image or a parent set up is not taken over: Claude Code's runtime cannot share one.
-  const unset = clockIn === "program" ? "-u FAKETIME_SHARED" : "-u LD_PRELOAD -u FAKETIME_SHARED";
+  const unset = clockIn === undefined ? "-u FAKETIME_SHARED" : "-u LD_PRELOAD -u FAKETIME_SHARED";
   return `env ${unset} ${
     Object.entries(env).map(([key, value]) => shellQuote(`${key}=${value}`)).join(" ")
   } `;

@@ -56,10 +56,10 @@ export function claudeCodeAgent(kit: Kit, model: string): InstalledAgent {
       line: (clock) => `exec ${clock}${KIT_MOUNT}/${kit.binary} ${args.join(" ")}`,
       homes: [CLAUDE_CODE_HOME],
       instructionOnStdin: true,
-      // Its runtime cannot run under libfaketime: the commands it runs see the run's start, it
-      // sees the container's clock. Masked: its session id, the kernel's version and today's
+      // Its runtime cannot run under libfaketime: the commands it runs see the run's start
+      // (through the script it runs ahead of each), it sees the container's clock. Masked: its session id, the kernel's version and today's
       // date in its prompt.
-      clockIn: "commands",
+      clockIn: { commandsVia: "CLAUDE_ENV_FILE" },
       replayMasks: ["claude-code-user-id", "os-version", "todays-date"],
       env: {
         HOME: CLAUDE_CODE_HOME,

@@ -352,7 +352,7 @@ Deno.test("where the image has libfaketime, the CLI's commands (Codex: the CLI t
     { faketime: library, start },
   );
   const commandsOnly = "exec env -u LD_PRELOAD -u FAKETIME_SHARED " +
-    `'BASH_ENV=/tmp/verdict/clock.sh' ${clock}/verdict/kit/claude -p`;
+    `'CLAUDE_ENV_FILE=/tmp/verdict/clock.sh' ${clock}/verdict/kit/claude -p`;
   const claudeScript = claude.requests[0].script;
   assert(claudeScript.includes(shellQuote(commandsOnly).slice(0, -1)), claudeScript);
   assert.match(

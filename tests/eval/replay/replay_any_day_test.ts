@@ -3,9 +3,10 @@
  * the engine made when its container started, the staged files, and print the date; the replay
  * then runs as on a day and as on a year later, without touching the host's clock: the engine's
  * folders dated later and the container's clock moved ahead (`_shifted_sandbox.ts`). Both replays
- * are identical, because those folders carry the staged files' fixed time and the agent's clock
- * (and its commands') starts at the run's start; a changed instruction still diverges, named by
- * its field path. The masks each session was compared under are its own, recorded with it.
+ * are identical, because those folders carry the staged files' fixed time and the clock of the
+ * agent's commands (Codex: the agent's too) starts at the run's start, which the runs put 400 days
+ * back, so an unset clock cannot pass for a set one; a changed instruction still diverges, named
+ * by its field path. The masks each session was compared under are its own, recorded with it.
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
@@ -17,7 +18,9 @@ import { EVENT, last } from "../../../src/store/event_catalogue.ts";
 import { openStore } from "../../../src/store/store.ts";
 import { dockerEnv, requireDocker } from "../../_docker.ts";
 import { requireKits } from "../../_kits.ts";
-import { copyTree, PROJECT_ROOT, runVerdict, scratchDir } from "../../_verdict.ts";
+import { copyTree, PROJECT_ROOT, scratchDir } from "../../_verdict.ts";
+import { runEval } from "../../../src/eval/run/run_eval.ts";
+import { systemClock } from "../../../src/core/system_clock.ts";
 import { runVerdictInProcess } from "../../cli/_in_process.ts";
 import { shiftedSandbox } from "./_shifted_sandbox.ts";
 
@@ -30,21 +33,15 @@ Deno.test("Claude Code and Codex replay identically as on a day and a year later
   await requireKits(home, ["claude-code", "codex"]);
   const task = join(scratch.path, "time-probe");
   await copyTree(join(PROJECT_ROOT, PROBE), task);
-  const evaluated = await runVerdict([
-    "eval",
-    task,
-    "--agent",
-    "claude-code",
-    "--agent",
-    "codex",
-    "--seed",
-    "5",
-    "--home",
-    home,
-  ]);
-  assert.equal(evaluated.code, 0, evaluated.stdout + evaluated.stderr);
-  const runs = [...evaluated.stdout.matchAll(/^run (\S+):/gm)].map((match) => match[1]);
-  assert.equal(runs.length, 2, evaluated.stdout);
+  // The runs start 400 days ago by their clock, so an agent whose clock was not set to the run's
+  // start would print today's date, and be caught.
+  const sandbox = new DockerSandbox(new Docker(dockerEnv()));
+  const clock = { ...systemClock, now: () => systemClock.now() - 400 * 86_400_000 };
+  const runs: string[] = [];
+  for (const agent of ["claude-code", "codex"]) {
+    const { run } = await runEval({ paths: [task], agent, seed: 5, home }, { sandbox, clock });
+    runs.push(run.id);
+  }
 
   for (const [index, agent] of ["claude-code", "codex"].entries()) {
     const run = runs[index];
@@ -63,6 +60,7 @@ Deno.test("Claude Code and Codex replay identically as on a day and a year later
         const told = JSON.stringify(events.filter((event) => event.kind === EVENT.gatewayCall));
         assert.match(told, /2023-11-14 22:13:20\.0+ \+0000 \.dockerenv/);
         assert.match(told, /2023-11-14 22:13:20\.0+ \+0000 etc/);
+        // `date -u '+%Y-%m-%d %H:%M'` printed the run's start, 400 days ago.
         assert.ok(told.includes(started.slice(0, 16).replace("T", " ")), `${agent} saw ${started}`);
         // What its own clock writes into its prompt is masked, by name: Claude Code's runtime
         // keeps the container's clock; Codex's static binary cannot take libfaketime.
@@ -103,7 +101,6 @@ Deno.test("Claude Code and Codex replay identically as on a day and a year later
 
   await t.step("a changed instruction diverges, named by its field path", async () => {
     await Deno.writeTextFile(join(task, "instruction.md"), "Print today's date.\n");
-    const sandbox = new DockerSandbox(new Docker(dockerEnv()));
     const [replayed] = await replayEval(home, runs[0], { sandbox });
     assert.equal(replayed.status, "diverged", JSON.stringify(replayed));
     assert.match(
