@@ -16,7 +16,7 @@ import {
   readPackageTarball,
 } from "./_package_tarball.ts";
 import { elfInterpreter } from "./elf_interpreter.ts";
-import { KIT_RECIPES, type KitPackageRole, packageRole } from "./kit_catalogue.ts";
+import { isPlainVersion, KIT_RECIPES, type KitPackageRole, packageRole } from "./kit_catalogue.ts";
 import { findKit, type Kit, outdatedAsMissing } from "./kit_store.ts";
 
 const TARBALL_FIX = "give npm package tarballs as `npm pack` writes them, such as " +
@@ -120,6 +120,17 @@ async function readPackage(
 ): Promise<ReadPackage> {
   const extract = new Map(KIT_RECIPES.flatMap((recipe) => [...kitFileTargets(recipe, folder)]));
   const tarball = await readTarballFile(file, extract);
+  // The version names the kit's folder: a path or a control character in it is refused before
+  // anything is named after it.
+  if (!isPlainVersion(tarball.version)) {
+    throw new InputError({
+      file,
+      field: "package/package.json: version",
+      problem: `${JSON.stringify(tarball.version)} is not a version (letters, digits, dots, ` +
+        "'+', '-' and '_', starting with a digit)",
+      fix: TARBALL_FIX,
+    });
+  }
   const role = packageRole(tarball.name, tarball.version);
   if (!role) {
     throw new InputError({

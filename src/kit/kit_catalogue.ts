@@ -175,7 +175,9 @@ export function packageRole(name: string, version: string): KitPackageRole | und
       version.startsWith(before) && version.endsWith(after)
     ) {
       const agentVersion = version.slice(before.length, version.length - after.length);
-      if (recipe.platformPackage(agentVersion).version === version) {
+      if (
+        isPlainVersion(agentVersion) && recipe.platformPackage(agentVersion).version === version
+      ) {
         return { recipe, version: agentVersion, role: "platform" };
       }
     }

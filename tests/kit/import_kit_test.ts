@@ -157,3 +157,40 @@ Deno.test("importKit refuses tarballs of two agents together, and a different bi
   );
   await assert.rejects(() => importKit(scratch.path, [changed]), /another binary/);
 });
+
+Deno.test("importKit refuses a version that is a path or holds control characters, naming the tarball and the field, and writes nothing outside the state folder", async () => {
+  await using scratch = await scratchDir("import");
+  const home = join(scratch.path, "home");
+  await Deno.mkdir(home);
+  const versions = ["../../escaped", "/tmp/verdict-escaped", "2.1.332\n\x1b[31mred"];
+  for (const recipe of [claude, codex]) {
+    for (const version of versions) {
+      const tarballs = await kitTarballs(recipe, version);
+      for (
+        const [part, tarball] of [["main", tarballs.main.tarball], [
+          "platform",
+          tarballs.platform.tarball,
+        ]] as const
+      ) {
+        const file = await written(scratch.path, `${part}.tgz`, tarball);
+        const error = await importKit(home, [file]).then(() => undefined, (error) => error);
+        assert(
+          error instanceof InputError,
+          `${recipe.agent} ${part} ${JSON.stringify(version)}: ${error}`,
+        );
+        assert(error.message.startsWith(`${file}:`), error.message);
+        assert.match(error.message, /version/);
+        assert(
+          !/[\x00-\x1f\x7f]/.test(error.message.replace(/\n/g, "")),
+          JSON.stringify(error.message),
+        );
+      }
+    }
+  }
+  assert.deepEqual(
+    (await Array.fromAsync(Deno.readDir(scratch.path))).map((entry) => entry.name).sort(),
+    ["home", "main.tgz", "platform.tgz"],
+  );
+  assert.equal(await Deno.stat("/tmp/verdict-escaped").then(() => true, () => false), false);
+  assert.deepEqual(await listKits(home), []);
+});
