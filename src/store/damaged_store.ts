@@ -179,3 +179,38 @@ function guarded<T extends object>(
     },
   });
 }
+
+/** The tables a state database holds; each must be a table (a view in its place is not ours). */
+const STORE_TABLES = ["schema_migrations", "runs", "sessions", "events", "blobs"];
+
+/**
+ * Refuses a database whose record tables are not tables: a view or a trigger-fed stand-in in
+ * place of one would be read as the record, or fail a write as an internal error.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { DatabaseSync } from "node:sqlite";
+ * import { checkStoreTables } from "./damaged_store.ts";
+ * const db = new DatabaseSync(":memory:");
+ * db.exec("CREATE TABLE runs (id TEXT); CREATE VIEW events AS SELECT 1");
+ * assert.throws(() => checkStoreTables(db, ":memory:"), /events is a view, not a table/);
+ * ```
+ * @throws {DamagedStoreError} naming the file and the object.
+ */
+export function checkStoreTables(db: DatabaseSync, path: string): void {
+  const found = new Map(
+    (db.prepare("SELECT name, type FROM sqlite_master WHERE name IN (?, ?, ?, ?, ?)")
+      .all(...STORE_TABLES) as { name: string; type: string }[])
+      .map(({ name, type }) => [name, type]),
+  );
+  for (const name of STORE_TABLES) {
+    const type = found.get(name);
+    if (type !== undefined && type !== "table") {
+      throw new DamagedStoreError(
+        path,
+        `${name} is a ${type}, not a table: this is not a record Verdict wrote`,
+      );
+    }
+  }
+}

@@ -6,7 +6,7 @@
  */
 import { DatabaseSync } from "node:sqlite";
 import { BlobStore } from "./blob_store.ts";
-import { checkDatabaseFile, guardDatabase } from "./damaged_store.ts";
+import { checkDatabaseFile, checkStoreTables, guardDatabase } from "./damaged_store.ts";
 import { EventLog } from "./event_log.ts";
 import { migrate } from "./migrations.ts";
 import { RunTable } from "./run_table.ts";
@@ -60,7 +60,9 @@ export function openStore(path: string): Store {
     db.exec("PRAGMA synchronous = NORMAL");
     db.exec("PRAGMA wal_autocheckpoint = 8192");
     db.exec("PRAGMA foreign_keys = ON");
+    checkStoreTables(db, path);
     migrate(db, path);
+    checkStoreTables(db, path);
   } catch (error) {
     db.close();
     throw error;

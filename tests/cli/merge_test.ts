@@ -5,6 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
+import { DatabaseSync } from "node:sqlite";
 import { runConfig } from "../../src/eval/setup/run_identity.ts";
 import type { Results } from "../../src/report/results.ts";
 import { type ComparedRun, compareRuns } from "../../src/stats/compare.ts";
@@ -203,4 +204,41 @@ Deno.test("verdict --help lists merge; a shard outside the project or named by n
   const loose = await runVerdictInProcess(["merge", join(home.path, "loose"), "--home", home.path]);
   assert.equal(loose.code, 2, loose.stderr);
   assert.match(loose.stderr, /loose, given as a shard, is neither a run folder \(STATE\/runs\/ID/);
+});
+
+Deno.test("a shard whose verdict.db is empty or not SQLite is refused as no database (exit 2), one whose events are a view as not Verdict's record (exit 1), each naming the file", async () => {
+  await using dir = await scratchDir("merge_bad_shards");
+  const shard = async (name: string, database: (path: string) => Promise<void>) => {
+    const home = join(dir.path, name);
+    await Deno.mkdir(home);
+    await database(join(home, "verdict.db"));
+    await Deno.mkdir(join(home, "runs", "abc123def456"), { recursive: true });
+    return home;
+  };
+  const target = join(dir.path, "target");
+  const empty = await shard("empty", (path) => Deno.writeFile(path, new Uint8Array()));
+  const text = await shard("text", (path) => Deno.writeTextFile(path, "not a database\n"));
+  for (const home of [empty, text, join(text, "runs", "abc123def456")]) {
+    const merged = await runVerdictInProcess(["merge", home, "--home", target]);
+    assert.equal(merged.code, 2, merged.stderr);
+    assert.match(merged.stderr, /, given as a shard: .*verdict\.db is not a SQLite database/);
+    assert(merged.stderr.includes(home), merged.stderr);
+  }
+  const view = await shard("view", (path) => {
+    const store = openStore(path);
+    store.runs.create({ id: "abc123def456", config: {}, createdAt: 0 });
+    store.close();
+    const db = new DatabaseSync(path);
+    db.exec(`PRAGMA foreign_keys = OFF; ALTER TABLE events RENAME TO events_kept;
+      CREATE VIEW events AS SELECT * FROM events_kept;`);
+    db.close();
+    return Promise.resolve();
+  });
+  const merged = await runVerdictInProcess(["merge", view, "--home", target]);
+  assert.equal(merged.code, 1, merged.stderr);
+  assert.match(
+    merged.stderr,
+    new RegExp(`${join(view, "verdict.db")} is damaged: events is a view, not a table`),
+  );
+  assert.equal(await Deno.stat(join(target, "verdict.db")).then(() => true, () => false), false);
 });

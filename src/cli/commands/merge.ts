@@ -34,7 +34,9 @@ export const mergeCommand: Command = {
       const sources = positionals.map((argument) => shardSource(argument, stores));
       const merged = await mergeShards(sources, home, () => {
         Deno.mkdirSync(home, { recursive: true });
-        return open(home, stores);
+        const target = openStore(databasePath(home));
+        stores.push(target);
+        return target;
       });
       const json = values.json === true;
       const write = json ? io.err : io.out;
@@ -63,7 +65,7 @@ function shardSource(argument: string, stores: Store[]): ShardSource {
     );
   }
   if (isFile(databasePath(argument))) {
-    const store = open(argument, stores);
+    const store = open(argument, stores, argument);
     const runs = store.runs.list();
     if (runs.length !== 1) {
       const folders = runs.map((run) => join(argument, "runs", run.id));
@@ -88,7 +90,7 @@ function shardSource(argument: string, stores: Store[]): ShardSource {
         `folder and name it, or its run folder`,
     );
   }
-  const store = open(home, stores);
+  const store = open(home, stores, argument);
   const id = basename(resolve(argument));
   const run = store.runs.get(id);
   if (run === undefined) {
@@ -100,10 +102,37 @@ function shardSource(argument: string, stores: Store[]): ShardSource {
   return { argument, store, run, runDir: argument, home };
 }
 
-function open(home: string, stores: Store[]): Store {
+function open(home: string, stores: Store[], argument: string): Store {
+  requireSqlite(databasePath(home), argument);
   const store = openStore(databasePath(home));
   stores.push(store);
   return store;
+}
+
+/** The first bytes of every SQLite database file. */
+const SQLITE_HEADER = new TextEncoder().encode("SQLite format 3\0");
+
+/**
+ * A shard's database must be one (exit 2 when it is not: a wrong or half-copied file, not a
+ * damaged record); opening it otherwise would make an empty one of a zero-byte file.
+ */
+function requireSqlite(path: string, argument: string): void {
+  const file = Deno.openSync(path, { read: true });
+  const head = new Uint8Array(SQLITE_HEADER.length);
+  let read = 0;
+  try {
+    read = file.readSync(head) ?? 0;
+  } finally {
+    file.close();
+  }
+  if (read === SQLITE_HEADER.length && head.every((byte, index) => byte === SQLITE_HEADER[index])) {
+    return;
+  }
+  throw new UsageError(
+    `${argument}, given as a shard: ${path} is not a SQLite database (${
+      read === 0 ? "it is empty" : "its first bytes are not SQLite's"
+    }). Fix: copy the shard's state folder again, verdict.db whole`,
+  );
 }
 
 function requireReadable(argument: string): void {
