@@ -6,7 +6,9 @@
  *
  * @module
  */
+import { canonicalJson } from "../core/canonical_json.ts";
 import { UsageError } from "../core/errors.ts";
+import { sha256Hex } from "../core/hash.ts";
 import { parseModelSpec } from "../model/model_spec.ts";
 import type { Kit } from "../kit/kit_store.ts";
 import { EVENT, event, type EventPayload } from "../store/event_catalogue.ts";
@@ -36,6 +38,12 @@ export function kitAgent(kit: Kit, recipe: KitAgentRecipe): InstalledAgent {
     files: null,
     mounts: [{ source: kit.folder, target: KIT_MOUNT, readOnly: true }],
     gateway: true,
+    // The kit's files by their checksums, as it was stored.
+    digest: () =>
+      Promise.resolve(sha256Hex(canonicalJson({
+        binary: kit.sha256,
+        companions: kit.companions.map(({ name, sha256 }) => ({ name, sha256 })),
+      }))),
     // A statically linked binary runs in any image; a dynamically linked one needs its loader.
     ...(kit.interpreter === null ? {} : {
       probe: {

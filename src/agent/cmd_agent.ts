@@ -9,6 +9,7 @@
  *
  * @module
  */
+import { sha256Hex } from "../core/hash.ts";
 import { shellQuote } from "../core/shell_quote.ts";
 import { ALL_REPLAY_MASKS } from "../gateway/request_fingerprint.ts";
 import type { BindMount } from "../engine/sandbox.ts";
@@ -40,6 +41,11 @@ export interface InstalledAgent extends Agent {
    * and what the image lacks when it fails; absent when any image will do.
    */
   readonly probe?: { command: string; needs: string };
+  /**
+   * The sha256 of what it runs beyond its name: its `--agent-files` (as copied in) or its kit's
+   * files; null when its name says it all. Part of the run's identity.
+   */
+  digest(): Promise<string | null>;
 }
 
 /**
@@ -60,6 +66,7 @@ export function cmdAgent(command: string, files: string | null): InstalledAgent 
     files,
     mounts: [],
     gateway: true,
+    digest: async () => files === null ? null : sha256Hex(await agentFilesTar(files)),
     async run(context): Promise<AgentOutcome> {
       if (files !== null) await context.container.copyIn(await agentFilesTar(files), "/");
       const { result, stopReason } = await runInstalled(context, {

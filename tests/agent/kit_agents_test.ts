@@ -9,7 +9,7 @@ import { join } from "node:path";
 import type { AgentContext, AgentOutcome } from "../../src/agent/agent.ts";
 import { CLAUDE_CODE_HOME, claudeCodeAgent } from "../../src/agent/claude_code_agent.ts";
 import { readClaudeCodeTranscript } from "../../src/agent/claude_code_transcript.ts";
-import type { InstalledAgent } from "../../src/agent/cmd_agent.ts";
+import { cmdAgent, type InstalledAgent } from "../../src/agent/cmd_agent.ts";
 import { CODEX_HOME, codexAgent, codexConfig } from "../../src/agent/codex_agent.ts";
 import { readCodexTranscript } from "../../src/agent/codex_transcript.ts";
 import { INSTRUCTION_FILE } from "../../src/agent/_installed_run.ts";
@@ -399,4 +399,20 @@ Deno.test("where the image has libfaketime, the CLI's commands (Codex: the CLI t
     null,
     "no libfaketime in the image: the container's clock",
   );
+});
+
+Deno.test("what an installed agent runs is part of its identity: a kit's checksums, a cmd agent's files; a bare command has none", async () => {
+  const kit = await claudeCodeAgent(CLAUDE_KIT, "scripted").digest();
+  assert.match(kit ?? "", /^[0-9a-f]{64}$/);
+  assert.equal(await claudeCodeAgent(CLAUDE_KIT, "anthropic:claude-sonnet-4-5").digest(), kit);
+  assert.notEqual(
+    await claudeCodeAgent({ ...CLAUDE_KIT, sha256: "1".repeat(64) }, "scripted").digest(),
+    kit,
+  );
+  assert.notEqual(
+    await codexAgent({ ...CODEX_KIT, companions: CODEX_KIT.companions.slice(1) }, "scripted")
+      .digest(),
+    await codexAgent(CODEX_KIT, "scripted").digest(),
+  );
+  assert.equal(await cmdAgent("true", null).digest(), null);
 });

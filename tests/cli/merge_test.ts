@@ -242,3 +242,52 @@ Deno.test("a shard whose verdict.db is empty or not SQLite is refused as no data
   );
   assert.equal(await Deno.stat(join(target, "verdict.db")).then(() => true, () => false), false);
 });
+
+Deno.test("an installed agent's own files are part of the experiment: other files give another run id and merge refuses the shards (exit 2), resume refuses changed files; the same files elsewhere give the same id", async () => {
+  await requireDocker();
+  await using dir = await scratchDir("merge_agent_files");
+  const files = async (name: string, content: string) => {
+    const folder = join(dir.path, name);
+    await Deno.mkdir(folder);
+    await Deno.writeTextFile(join(folder, "agent.sh"), content);
+    return folder;
+  };
+  const first = await files("first", "exit 0\n");
+  const again = await files("again", "exit 0\n");
+  const other = await files("other", "exit 0 # another agent\n");
+  const shard = async (folder: string, k: number, home: string) => {
+    const result = await runVerdict([
+      "eval",
+      "tasks/fix-slugify",
+      "tasks/fix-csv-quoting",
+      "--agent",
+      "cmd:sh /verdict/agent/agent.sh",
+      "--agent-files",
+      folder,
+      "--shard",
+      `${k}/2`,
+      "--home",
+      join(dir.path, home),
+    ]);
+    assert.equal(result.code, 0, result.stdout + result.stderr);
+    return /^run (\S+):/m.exec(result.stdout)![1];
+  };
+  const one = await shard(first, 1, "a");
+  const two = await shard(other, 2, "b");
+  assert.notEqual(one, two, "other files: another experiment");
+  assert.equal(await shard(again, 2, "c"), one, "the same files in another folder: the same one");
+  const merged = await runVerdictInProcess([
+    "merge",
+    join(dir.path, "a"),
+    join(dir.path, "b"),
+    "--home",
+    join(dir.path, "merged"),
+  ]);
+  assert.equal(merged.code, 2, merged.stderr);
+  assert.match(merged.stderr, /agent_digest/);
+  // Nor does a run go on over files changed since it started.
+  await Deno.writeTextFile(join(first, "agent.sh"), "exit 1\n");
+  const resumed = await runVerdictInProcess(["resume", one, "--home", join(dir.path, "a")]);
+  assert.equal(resumed.code, 2, resumed.stderr);
+  assert.match(resumed.stderr, /the agent's files at .*first changed since the run started/);
+});

@@ -67,6 +67,7 @@ const EXPERIMENT_FIELDS = [
   "harness_version",
   "waive_model_only",
   "pass_reward",
+  "agent_digest",
 ] as const;
 type _EveryExperimentField = Expect<Same<typeof EXPERIMENT_FIELDS[number], keyof Experiment>>;
 

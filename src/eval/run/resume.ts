@@ -9,6 +9,8 @@
  * @module
  */
 import { join } from "node:path";
+import type { Agent } from "../../agent/agent.ts";
+import { installedAgent } from "../../agent/cmd_agent.ts";
 import { UsageError } from "../../core/errors.ts";
 import { VERSION } from "../../core/version.ts";
 import type { RunRecord } from "../../store/run_table.ts";
@@ -107,6 +109,7 @@ async function prepareResume(
   const built = await agentKind(config.agent, { agentFiles: config.agent_files, home: deps.home })
     .build(() => deps.loopSetup(config, tasks));
   if (built.loop) requireRecordedSettings(run.id, config, built.loop);
+  await requireRecordedAgentFiles(run.id, config, built.agent);
   if (choices.retryErrors) recordRetries(run.id, deps.store);
   const plans = await unfinishedPlans(run.id, tasks, config, deps);
   const leftovers = await sweepFinished(run.id, owner, plans, deps.sandbox);
@@ -224,6 +227,23 @@ async function recordedTasks(
     throw new UsageError(`cannot resume run ${run}: ${differences.join("; ")}`);
   }
   return selectTasks(suite, config.tasks);
+}
+
+/** An installed agent's own files or kit must be the ones the run started with. */
+async function requireRecordedAgentFiles(
+  run: string,
+  config: RunConfig,
+  agent: Agent,
+): Promise<void> {
+  if (config.agent_digest === undefined) return; // recorded before runs said
+  const digest = await installedAgent(agent)?.digest();
+  if (digest === config.agent_digest) return;
+  throw new UsageError(
+    `cannot resume run ${run}: the agent's ${
+      config.agent_files ? `files at ${config.agent_files}` : "kit"
+    } changed since the run started (sha256 ${(digest ?? "none").slice(0, 12)}, recorded ` +
+      `${config.agent_digest.slice(0, 12)}); put them back as they were, or start a new run`,
+  );
 }
 
 /** The loop agent's settings must be the recorded ones (tools, prices, base URL, ...). */

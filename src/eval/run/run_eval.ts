@@ -256,7 +256,8 @@ export async function evalSuite(request: SuiteRun, deps: SuiteRunDeps): Promise<
   await Deno.mkdir(runsDir, { recursive: true });
   const store = deps.store ?? openStore(join(request.home, "verdict.db"));
   const installed = installedAgent(agent.agent);
-  const experiment = experimentOf(request, deps.waiveModelOnly === true);
+  const agentDigest = await installed?.digest() ?? null;
+  const experiment = experimentOf(request, deps.waiveModelOnly === true, agentDigest);
   let attempt = 1;
   try {
     return await driveRun({
@@ -298,7 +299,11 @@ export async function evalSuite(request: SuiteRun, deps: SuiteRunDeps): Promise<
 }
 
 /** What the run is an experiment of: what its id is derived from. */
-function experimentOf(request: SuiteRun, waiveModelOnly: boolean): Experiment {
+function experimentOf(
+  request: SuiteRun,
+  waiveModelOnly: boolean,
+  agentDigest: string | null,
+): Experiment {
   return {
     suite_digest: request.suite.digest,
     tasks: request.tasks.map((task) => task.id),
@@ -312,6 +317,8 @@ function experimentOf(request: SuiteRun, waiveModelOnly: boolean): Experiment {
     ...(request.passReward === undefined ? {} : { pass_reward: request.passReward }),
     // Grading waives model-only requirements (tasks check): `resume` must grade the same way.
     ...(waiveModelOnly ? { waive_model_only: true } : {}),
+    // What an installed agent runs: other files under the same command are another experiment.
+    ...(agentDigest === null ? {} : { agent_digest: agentDigest }),
   };
 }
 

@@ -39,6 +39,12 @@ export interface Experiment {
   waive_model_only?: true;
   /** `--pass-reward`, recorded only when given (it decides Harbor tasks' verdicts). */
   pass_reward?: number;
+  /**
+   * The sha256 of an installed agent's own files (`--agent-files`) or kit, recorded only for one
+   * that has them: the same command over other files is another experiment. Runs recorded before
+   * it keep their ids.
+   */
+  agent_digest?: string;
 }
 
 /**
@@ -90,6 +96,7 @@ const RUN_CONFIG_SCHEMA = z.object({
   harness_version: z.string(),
   waive_model_only: z.literal(true).optional(),
   pass_reward: z.number().optional(),
+  agent_digest: z.string().optional(),
   attempt: z.number().int().min(1),
   concurrency: z.number().int().min(1),
   paths: z.array(z.string()),
