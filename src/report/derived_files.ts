@@ -24,7 +24,8 @@ export interface DerivedFileProblem {
 
 /**
  * Compares a run folder's `results.json` (by content) and `report.md` (by text) with what the
- * store rebuilds; a missing file is not a problem (a run killed before its end writes none).
+ * store rebuilds. A run that ended writes both, so a missing one is a problem too (a process
+ * killed between the record's end and its files leaves that); ask only of a run that ended.
  *
  * @example
  * ```ts
@@ -51,7 +52,9 @@ export async function derivedFileProblems(
 
   const resultsFile = join(runDir, "results.json");
   const resultsText = await readIfPresent(resultsFile);
-  if (resultsText !== undefined) {
+  if (resultsText === undefined) {
+    problems.push({ file: resultsFile, what: `it is missing; ${rebuild}` });
+  } else {
     let written: unknown;
     try {
       written = JSON.parse(resultsText);
@@ -72,7 +75,9 @@ export async function derivedFileProblems(
 
   const reportFile = join(runDir, "report.md");
   const reportText = await readIfPresent(reportFile);
-  if (reportText !== undefined) {
+  if (reportText === undefined) {
+    problems.push({ file: reportFile, what: `it is missing; ${rebuild}` });
+  } else {
     const line = firstDifferentLine(renderMarkdown(results, runStats(results.trials)), reportText);
     if (line !== undefined) {
       problems.push({

@@ -170,7 +170,17 @@ Deno.test("eval --shard 1/2, 2/2 merged equals the unsharded run; merge refuses 
   await refused([one], "refused", /lacks shard 2\/2: give every shard from 1\/2 to 2\/2/);
   await refused([one, two, one], "refused", /both shard 1\/2 of run/);
   await refused([home("whole"), one], "refused", /made without --shard/);
-  await refused([one, two], "merged", new RegExp(`already holds run ${id}`));
+  // The same shards again: the merged run is already there, whole; its files are written again.
+  const mergedFile = join(home("merged"), "runs", id, "results.json");
+  const before = await Deno.readTextFile(mergedFile);
+  await Deno.remove(mergedFile);
+  const cut = await runVerdictInProcess(["verify", id, "--home", home("merged")]);
+  assert.equal(cut.code, 1, "a merge stopped before its files never verifies");
+  assert.match(cut.stdout, /results\.json is not what the record says: it is missing/);
+  const again = await runVerdictInProcess(["merge", one, two, "--home", home("merged")]);
+  assert.equal(again.code, 0, again.stderr);
+  assert.match(again.stdout, /\(0 events, 0 blobs copied\)/);
+  assert.equal(await Deno.readTextFile(mergedFile), before);
   await refused([two, one], "s1", new RegExp(`already holds run ${id}`));
   await refused([join(scratch.path, "nowhere")], "refused", /given as a shard, is not a folder/);
   await assert.rejects(

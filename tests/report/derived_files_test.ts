@@ -6,12 +6,20 @@ import { runVerdictInProcess } from "../cli/_in_process.ts";
 
 const RUN = "ffff6666ffff";
 
-Deno.test("verify compares results.json and report.md with the record, and report rebuilds them", async () => {
+Deno.test("verify compares results.json and report.md with the record and reports them missing, and report rebuilds them", async () => {
   await using home = await scratchDir("derived");
   await writeRun(home.path, RUN, [["add", 0, "pass"], ["fix", 0, "fail"]]);
   const verify = () => runVerdictInProcess(["verify", RUN, "--home", home.path]);
   const report = () => runVerdictInProcess(["report", RUN, "--home", home.path]);
-  assert.equal((await verify()).code, 0, "a run without its files yet is intact");
+  // A run that ended writes its files: without them it is not whole (a process killed between
+  // the record's end and its files leaves that).
+  const missing = await verify();
+  assert.equal(missing.code, 1, missing.stdout);
+  assert.match(
+    missing.stdout,
+    /results\.json is not what the record says: it is missing; 'verdict report/,
+  );
+  assert.match(missing.stdout, /report\.md is not what the record says: it is missing/);
   assert.equal((await report()).code, 0);
   assert.equal((await verify()).code, 0);
 

@@ -19,7 +19,7 @@ import type { Expect, Same } from "../../core/same_type.ts";
 import type { Results } from "../../report/results.ts";
 import { writeRunReports } from "../../report/run_reports.ts";
 import { copySession } from "../../store/copy_session.ts";
-import type { RunRecord } from "../../store/run_table.ts";
+import type { RunRecord, SessionRecord } from "../../store/run_table.ts";
 import type { Store } from "../../store/store.ts";
 import { describeProblem, verifyRun } from "../../store/verify.ts";
 import { eventBlobReferences } from "./event_references.ts";
@@ -96,7 +96,9 @@ export async function mergeShards(
   const { id } = shards[0].source.run;
   const target = openTarget();
   const runDir = join(home, "runs", id);
-  if (target.runs.get(id) !== undefined) throw alreadyHeld(home, id);
+  if (target.runs.get(id) !== undefined && !mergedBefore(target, id, shards)) {
+    throw alreadyHeld(home, id);
+  }
   await Deno.mkdir(runDir, { recursive: true });
   const lock = tryLockRun(runDir);
   if (lock === undefined) {
@@ -106,32 +108,14 @@ export async function mergeShards(
     );
   }
   try {
-    // Made by another process between the look and the lock.
-    if (target.runs.get(id) !== undefined) throw alreadyHeld(home, id);
     const copied = { events: 0, blobs: 0 };
-    target.transaction(() => {
-      target.runs.create({
-        id,
-        config: mergedConfig(shards[0].source.run),
-        createdAt: Math.min(...shards.map(({ source }) => source.run.createdAt)),
-      });
-      for (const { source } of shards) {
-        const references = eventBlobReferences(source.store.blobs);
-        for (const session of source.store.runs.attempts(id)) {
-          const one = copySession(source.store, target, session, references);
-          copied.events += one.events;
-          copied.blobs += one.blobs;
-        }
-      }
-      target.runs.setStatus(id, "finished");
-      const { problems } = verifyRun(target, id, eventBlobReferences(target.blobs));
-      if (problems.length > 0) {
-        throw new CorruptionError(
-          `the merged run ${id} does not verify: ${describeProblem(problems[0])}; nothing was ` +
-            `merged. Run 'verdict verify' on each shard`,
-        );
-      }
-    });
+    // A merge that stopped after its commit is finished by merging the same shards again: its
+    // files are written; anything else already holding the run is refused.
+    if (!mergedBefore(target, id, shards)) {
+      // Made by another process between the look and the lock.
+      if (target.runs.get(id) !== undefined) throw alreadyHeld(home, id);
+      Object.assign(copied, copyShards(target, id, shards));
+    }
     for (const { source } of shards) await copyBuildLogs(source.runDir, runDir);
     const run = target.runs.get(id)!;
     const results = await writeRunReports(target, run, runDir);
@@ -139,6 +123,61 @@ export async function mergeShards(
   } finally {
     lock.release();
   }
+}
+
+/** The shards' runs copied into `target` as one run, verified, in one transaction. */
+function copyShards(
+  target: Store,
+  id: string,
+  shards: readonly CheckedShard[],
+): { events: number; blobs: number } {
+  const copied = { events: 0, blobs: 0 };
+  target.transaction(() => {
+    target.runs.create({
+      id,
+      config: mergedConfig(shards[0].source.run),
+      createdAt: mergedCreatedAt(shards),
+    });
+    for (const { source } of shards) {
+      const references = eventBlobReferences(source.store.blobs);
+      for (const session of source.store.runs.attempts(id)) {
+        const one = copySession(source.store, target, session, references);
+        copied.events += one.events;
+        copied.blobs += one.blobs;
+      }
+    }
+    target.runs.setStatus(id, "finished");
+    const { problems } = verifyRun(target, id, eventBlobReferences(target.blobs));
+    if (problems.length > 0) {
+      throw new CorruptionError(
+        `the merged run ${id} does not verify: ${describeProblem(problems[0])}; nothing was ` +
+          `merged. Run 'verdict verify' on each shard`,
+      );
+    }
+  });
+  return copied;
+}
+
+/**
+ * Whether `target` holds exactly the run merging these shards makes: its configuration, start and
+ * status, and every session with the same head.
+ */
+function mergedBefore(target: Store, id: string, shards: readonly CheckedShard[]): boolean {
+  const run = target.runs.get(id);
+  if (
+    run === undefined || run.status !== "finished" || run.createdAt !== mergedCreatedAt(shards) ||
+    canonicalJson(run.config) !== canonicalJson(mergedConfig(shards[0].source.run))
+  ) {
+    return false;
+  }
+  const heads = (sessions: readonly SessionRecord[]) =>
+    sessions.map((session) => `${session.id} ${session.headSeq} ${session.headHash}`).sort();
+  const expected = heads(shards.flatMap(({ source }) => source.store.runs.attempts(id)));
+  return canonicalJson(heads(target.runs.attempts(id))) === canonicalJson(expected);
+}
+
+function mergedCreatedAt(shards: readonly CheckedShard[]): number {
+  return Math.min(...shards.map(({ source }) => source.run.createdAt));
 }
 
 interface CheckedShard {
