@@ -181,7 +181,7 @@ function guarded<T extends object>(
 }
 
 /** The tables a state database holds; each must be a table (a view in its place is not ours). */
-const STORE_TABLES = ["schema_migrations", "runs", "sessions", "events", "blobs"];
+const STORE_TABLES = ["schema_migrations", "runs", "sessions", "events", "blobs", "run_signatures"];
 
 /**
  * Refuses a database whose record tables are not tables: a view or a trigger-fed stand-in in
@@ -200,7 +200,11 @@ const STORE_TABLES = ["schema_migrations", "runs", "sessions", "events", "blobs"
  */
 export function checkStoreTables(db: DatabaseSync, path: string): void {
   const found = new Map(
-    (db.prepare("SELECT name, type FROM sqlite_master WHERE name IN (?, ?, ?, ?, ?)")
+    (db.prepare(
+      `SELECT name, type FROM sqlite_master WHERE name IN (${
+        STORE_TABLES.map(() => "?").join(", ")
+      })`,
+    )
       .all(...STORE_TABLES) as { name: string; type: string }[])
       .map(({ name, type }) => [name, type]),
   );

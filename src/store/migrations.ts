@@ -143,6 +143,17 @@ export const MIGRATIONS: readonly Migration[] = [
       ALTER TABLE sessions_by_attempt RENAME TO sessions;
     `,
   },
+  {
+    version: 7,
+    name: "a run's signature: who recorded it, over its configuration, heads and results",
+    sql: `
+      CREATE TABLE run_signatures (
+        run_id TEXT PRIMARY KEY NOT NULL REFERENCES runs(id),
+        public_key TEXT NOT NULL,
+        signature TEXT NOT NULL
+      );
+    `,
+  },
 ];
 
 /** The newest schema version this Verdict knows. */

@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { RunSignatureTable } from "./run_signatures.ts";
 import { DatabaseSync } from "node:sqlite";
 import { BlobStore } from "./blob_store.ts";
 import { checkDatabaseFile, checkStoreTables, guardDatabase } from "./damaged_store.ts";
@@ -24,6 +25,8 @@ export interface Store {
   readonly events: EventLog;
   /** Runs and sessions. */
   readonly runs: RunTable;
+  /** Runs' signatures. */
+  readonly signatures: RunSignatureTable;
   /** Runs `work` in one transaction. */
   transaction<T>(work: () => T): T;
   /** Closes the connection. */
@@ -74,6 +77,7 @@ export function openStore(path: string): Store {
     blobs,
     events: new EventLog(db, blobs),
     runs: new RunTable(db),
+    signatures: new RunSignatureTable(db),
     transaction: (work) => transaction(db, work),
     close: () => db.close(),
   };

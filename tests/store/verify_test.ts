@@ -42,7 +42,8 @@ Deno.test("verify passes an intact run with exit 0 and a one-line summary", asyn
   assert.deepEqual(result.code, 0, result.stderr);
   assert.deepEqual(
     result.stdout,
-    "run abc123def456 intact: 2 sessions, 18 events and 8 blobs verified\n",
+    "run abc123def456 intact: 2 sessions, 18 events and 8 blobs verified; unsigned (no " +
+      "VERDICT_SIGNING_KEY when it was recorded): nothing says who wrote it\n",
   );
   const byPrefix = await runVerdictInProcess(["verify", "abc1", "--home", dir.path]);
   assert.deepEqual(byPrefix.code, 0, byPrefix.stderr);

@@ -10,6 +10,7 @@
  *
  * @module
  */
+import type { SigningKey } from "../../core/ed25519.ts";
 import { join } from "node:path";
 import { installedAgent } from "../../agent/cmd_agent.ts";
 import type { Clock } from "../../core/clock.ts";
@@ -102,6 +103,8 @@ export interface RunOptions {
   signal?: AbortSignal;
   /** Hears about the run as it goes. */
   progress?: Progress;
+  /** Signs the run when it ends (`VERDICT_SIGNING_KEY`); unsigned without. */
+  signingKey?: SigningKey;
 }
 
 /**
@@ -200,6 +203,7 @@ export function runDeps(options: RunOptions): SuiteRunDeps {
     clock: options.clock ?? systemClock,
     signal: options.signal ?? new AbortController().signal,
     progress: options.progress ?? { runStarted() {}, trialFinished() {} },
+    ...(options.signingKey ? { signingKey: options.signingKey } : {}),
   };
 }
 

@@ -7,6 +7,8 @@
  *
  * @module
  */
+import type { SigningKey } from "../../core/ed25519.ts";
+import { signRun } from "./run_signature.ts";
 import { join } from "node:path";
 import type { Agent } from "../../agent/agent.ts";
 import type { Clock } from "../../core/clock.ts";
@@ -105,6 +107,8 @@ export interface RunDeps {
   crash?: CrashHook;
   /** Each trial's model gateway, for an installed agent. */
   gateway?: TrialGatewayFactory;
+  /** Signs the run when it ends; unsigned without. */
+  signingKey?: SigningKey;
 }
 
 /** A run's folder, taken and locked for this process. */
@@ -184,13 +188,14 @@ export async function driveRun(
 // written from the record.
 async function finishRun(
   ended: { id: string; owner: string; runDir: string; interrupted: boolean },
-  deps: Pick<RunDeps, "sandbox" | "signal">,
+  deps: Pick<RunDeps, "sandbox" | "signal" | "signingKey">,
   store: Store,
 ): Promise<EvalOutcome> {
   const { id, owner, runDir, interrupted } = ended;
   if (interrupted) await removeRunContainers(deps.sandbox, id, owner).catch(() => undefined);
   store.runs.setStatus(id, interrupted ? "interrupted" : "finished");
   const run = store.runs.get(id)!;
+  if (deps.signingKey) await signRun(store, run, deps.signingKey);
   const results = await writeRunReports(store, run, runDir);
   return {
     run,
