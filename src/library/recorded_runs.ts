@@ -50,6 +50,8 @@ export interface ResumeOptions extends RunOptions {
   policy?: string;
   /** Where the model's API key is read (default the process's environment). */
   env?: (name: string) => string | undefined;
+  /** Also run again, as new attempts, the trials that ended in an infrastructure error. */
+  retryErrors?: boolean;
 }
 
 /**
@@ -85,6 +87,7 @@ export async function resumeEval(
     return await resumeRun(requireRun(store, run), {
       model: options.model,
       policy: options.policy,
+      retryErrors: options.retryErrors,
     }, {
       ...deps,
       store,

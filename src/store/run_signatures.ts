@@ -34,6 +34,7 @@ export interface RunSignature {
 export class RunSignatureTable {
   readonly #select: StatementSync;
   readonly #upsert: StatementSync;
+  readonly #delete: StatementSync;
 
   /** Wraps a migrated database. */
   constructor(db: DatabaseSync) {
@@ -41,6 +42,7 @@ export class RunSignatureTable {
     this.#upsert = db.prepare(
       "INSERT OR REPLACE INTO run_signatures (run_id, public_key, signature) VALUES (?, ?, ?)",
     );
+    this.#delete = db.prepare("DELETE FROM run_signatures WHERE run_id = ?");
   }
 
   /** A run's signature, or undefined when it is unsigned. */
@@ -54,5 +56,10 @@ export class RunSignatureTable {
   /** Records a run's signature, replacing an earlier one. */
   put(signature: RunSignature): void {
     this.#upsert.run(signature.run, signature.publicKey, signature.signature);
+  }
+
+  /** Forgets a run's signature: it no longer vouches for the run as it now stands. */
+  remove(run: string): void {
+    this.#delete.run(run);
   }
 }

@@ -195,7 +195,10 @@ async function finishRun(
   if (interrupted) await removeRunContainers(deps.sandbox, id, owner).catch(() => undefined);
   store.runs.setStatus(id, interrupted ? "interrupted" : "finished");
   const run = store.runs.get(id)!;
+  // Signed again as it now stands; a run changed by a writer without a key is unsigned, never
+  // left with a signature over what it was (which `verify` would take for forgery).
   if (deps.signingKey) await signRun(store, run, deps.signingKey);
+  else store.signatures.remove(id);
   const results = await writeRunReports(store, run, runDir);
   return {
     run,

@@ -8,9 +8,10 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
-import { keyFingerprint, signingKey } from "../../../src/core/ed25519.ts";
+import { keyFingerprint, type SigningKey, signingKey } from "../../../src/core/ed25519.ts";
 import { MemorySandbox } from "../../../src/engine/memory_sandbox.ts";
 import { runEval } from "../../../src/eval/run/run_eval.ts";
+import { resumeEval } from "../../../src/library/recorded_runs.ts";
 import { eventHash } from "../../../src/store/event_log.ts";
 import { scratchDir } from "../../_verdict.ts";
 import { runVerdictInProcess } from "../../cli/_in_process.ts";
@@ -107,4 +108,29 @@ Deno.test("an unsigned run verifies as unsigned, and fails --key; a malformed ke
   assert.equal(bad.code, 2, bad.stderr);
   assert.match(bad.stderr, /VERDICT_SIGNING_KEY holds no Ed25519 signing key: it is not base64/);
   assert.equal(await Deno.stat(join(dir.path, "bad")).then(() => true, () => false), false);
+});
+
+Deno.test("a signed run resumed without the key is unsigned, not taken for a forgery; resumed with it, signed again", async () => {
+  await using dir = await scratchDir("resigned");
+  const key = await signingKey(SEED);
+  const run = await signedRun(dir.path, SEED);
+  const sandbox = new MemorySandbox({
+    exec: ({ script }) => ({ exitCode: script.includes("tests/test.sh") ? 1 : 0 }),
+  });
+  const resume = (signingKey?: SigningKey) =>
+    resumeEval(dir.path, run, { sandbox, ...(signingKey ? { signingKey } : {}) });
+  await resume();
+  const unsigned = await runVerdictInProcess(["verify", run, "--home", dir.path]);
+  assert.equal(unsigned.code, 0, unsigned.stdout);
+  assert.match(unsigned.stdout, /; unsigned/);
+  await resume(key);
+  const again = await runVerdictInProcess([
+    "verify",
+    run,
+    "--home",
+    dir.path,
+    "--key",
+    key.publicKey,
+  ]);
+  assert.equal(again.code, 0, again.stdout);
 });
