@@ -18,6 +18,8 @@ export interface Io {
   readonly isTerminal: boolean;
   /** An environment variable, or undefined. */
   env(name: string): string | undefined;
+  /** Whether this process's permissions let it read or write `path` (never prompts). */
+  may(access: "read" | "write", path: string): boolean;
   /** Aborts when stdout's reader goes away (a closed pipe); absent where that cannot happen. */
   readonly stdoutClosed?: AbortSignal;
 }
@@ -40,6 +42,7 @@ export function denoIo(): Io {
     err: (text) => writeAll(Deno.stderr, encoder.encode(text), stderrClosed),
     isTerminal: Deno.stdout.isTerminal(),
     env: (name) => Deno.env.get(name),
+    may: (name, path) => Deno.permissions.querySync({ name, path }).state === "granted",
     stdoutClosed: stdoutClosed.signal,
   };
 }
@@ -57,7 +60,8 @@ function writeAll(stream: typeof Deno.stdout, bytes: Uint8Array, closed: AbortCo
 }
 
 /**
- * An {@linkcode Io} that records what is written, for tests and for embedding.
+ * An {@linkcode Io} that records what is written, for tests and for embedding. It may touch only
+ * the paths `may` allows (default none: outside a real process, no per-user key is found).
  *
  * @example
  * ```ts
@@ -70,6 +74,7 @@ function writeAll(stream: typeof Deno.stdout, bytes: Uint8Array, closed: AbortCo
  */
 export function memoryIo(
   env: Record<string, string> = {},
+  may: Io["may"] = () => false,
 ): Io & { stdout(): string; stderr(): string } {
   let stdout = "";
   let stderr = "";
@@ -78,6 +83,7 @@ export function memoryIo(
     err: (text) => void (stderr += text),
     isTerminal: false,
     env: (name) => env[name],
+    may,
     stdout: () => stdout,
     stderr: () => stderr,
   };

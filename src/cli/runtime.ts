@@ -6,8 +6,6 @@
  *
  * @module
  */
-import { type SigningKey, signingKey } from "../core/ed25519.ts";
-import { UsageError } from "../core/errors.ts";
 import { ExitCode, type ExitCodeValue } from "../core/errors.ts";
 import { Docker, DOCKER_ENV_NAMES } from "../engine/docker.ts";
 import { DockerSandbox } from "../engine/docker_sandbox.ts";
@@ -49,37 +47,6 @@ export function dockerFromEnv(io: Io): Docker {
  */
 export function sandboxFromEnv(io: Io): Sandbox {
   return new DockerSandbox(dockerFromEnv(io));
-}
-
-/** The variable that holds the key runs are signed with. */
-export const SIGNING_KEY_VARIABLE = "VERDICT_SIGNING_KEY";
-
-/**
- * The key runs are signed with, from `VERDICT_SIGNING_KEY` (an Ed25519 seed or its PKCS#8 DER,
- * base64); undefined when it is not set.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { memoryIo } from "./io.ts";
- * import { signingKeyFromEnv } from "./runtime.ts";
- * assert.equal(await signingKeyFromEnv(memoryIo({})), undefined);
- * ```
- * @throws {UsageError} naming the variable when it holds no such key (exit 2).
- */
-export async function signingKeyFromEnv(io: Io): Promise<SigningKey | undefined> {
-  const text = io.env(SIGNING_KEY_VARIABLE);
-  if (text === undefined || text === "") return undefined;
-  try {
-    return await signingKey(text);
-  } catch (error) {
-    if (!(error instanceof RangeError)) throw error;
-    throw new UsageError(
-      `${SIGNING_KEY_VARIABLE} holds no Ed25519 signing key: ${error.message}. Fix: set it to ` +
-        "the base64 of a 32-byte seed (for example 'openssl rand -base64 32'), or unset it to " +
-        "leave runs unsigned",
-    );
-  }
 }
 
 /**

@@ -8,6 +8,7 @@ import { runStats } from "../stats/run_stats.ts";
 import type { RunRecord } from "../store/run_table.ts";
 import type { Store } from "../store/store.ts";
 import { renderHtml } from "./html.ts";
+import { replaceFile } from "./_replace_file.ts";
 import { renderMarkdown } from "./markdown.ts";
 import { buildResults, type Results } from "./results.ts";
 import { readTrajectory } from "./trajectory.ts";
@@ -46,8 +47,9 @@ export async function writeRunReports(
     readTrajectory(store, { id: trial.session, task: trial.task, repeat: trial.repeat })
   );
   await Deno.mkdir(runDir, { recursive: true });
-  await Deno.writeTextFile(join(runDir, "results.json"), JSON.stringify(results, null, 2) + "\n");
-  await Deno.writeTextFile(join(runDir, "report.md"), renderMarkdown(results, stats));
-  await Deno.writeTextFile(htmlPath, renderHtml(results, stats, trajectories));
+  // Each file whole or not at all: a run killed while writing them never leaves half of one.
+  await replaceFile(join(runDir, "results.json"), JSON.stringify(results, null, 2) + "\n");
+  await replaceFile(join(runDir, "report.md"), renderMarkdown(results, stats));
+  await replaceFile(htmlPath, renderHtml(results, stats, trajectories));
   return results;
 }

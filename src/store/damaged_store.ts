@@ -181,7 +181,15 @@ function guarded<T extends object>(
 }
 
 /** The tables a state database holds; each must be a table (a view in its place is not ours). */
-const STORE_TABLES = ["schema_migrations", "runs", "sessions", "events", "blobs", "run_signatures"];
+const STORE_TABLES = [
+  "schema_migrations",
+  "runs",
+  "sessions",
+  "events",
+  "blobs",
+  "run_signatures",
+  "shard_signatures",
+];
 
 /**
  * Refuses a database whose record tables are not tables: a view or a trigger-fed stand-in in

@@ -154,6 +154,21 @@ export const MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 8,
+    name: "a merged run's shards: what each shard's signature was over, and by whom",
+    sql: `
+      CREATE TABLE shard_signatures (
+        run_id TEXT NOT NULL REFERENCES runs(id),
+        shard_index INTEGER NOT NULL,
+        shard_count INTEGER NOT NULL,
+        statement TEXT NOT NULL,
+        public_key TEXT,
+        signature TEXT,
+        PRIMARY KEY (run_id, shard_index)
+      );
+    `,
+  },
 ];
 
 /** The newest schema version this Verdict knows. */

@@ -4,8 +4,9 @@
  *
  * @module
  */
-import { RunSignatureTable } from "./run_signatures.ts";
 import { DatabaseSync } from "node:sqlite";
+import { RunSignatureTable } from "./run_signatures.ts";
+import { ShardSignatureTable } from "./shard_signatures.ts";
 import { BlobStore } from "./blob_store.ts";
 import { checkDatabaseFile, checkStoreTables, guardDatabase } from "./damaged_store.ts";
 import { EventLog } from "./event_log.ts";
@@ -27,6 +28,8 @@ export interface Store {
   readonly runs: RunTable;
   /** Runs' signatures. */
   readonly signatures: RunSignatureTable;
+  /** What a merged run's shards were signed over, and by whom. */
+  readonly shardSignatures: ShardSignatureTable;
   /** Runs `work` in one transaction. */
   transaction<T>(work: () => T): T;
   /** Closes the connection. */
@@ -78,6 +81,7 @@ export function openStore(path: string): Store {
     events: new EventLog(db, blobs),
     runs: new RunTable(db),
     signatures: new RunSignatureTable(db),
+    shardSignatures: new ShardSignatureTable(db),
     transaction: (work) => transaction(db, work),
     close: () => db.close(),
   };

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { PROJECT_ROOT } from "../_verdict.ts";
 import { minimalTask, writeFiles } from "../task/_task_fixture.ts";
 
@@ -22,17 +22,19 @@ function permissionFlags(task: string): string[] {
   return words.filter((word) => /^(--allow-|--deny-|-A$|-P|--permission-set)/.test(word)).sort();
 }
 
-Deno.test("install, compile and permissions.verdict grant the same scope, relative to where verdict runs", () => {
+Deno.test("install, compile and permissions.verdict grant the same scope, relative to where verdict runs; the installed command also your key folder", () => {
   const set = CONFIG.permissions.verdict;
-  const expected = [
-    `--allow-read=${set.read.join(",")}`,
-    `--allow-write=${set.write.join(",")}`,
-    `--allow-run=${set.run.join(",")}`,
-    `--allow-env=${set.env.join(",")}`,
-    ...(set.net === true ? ["--allow-net"] : []),
-  ].sort();
-  for (const task of ["install", "compile"]) {
-    assert.deepEqual(permissionFlags(task), expected, `deno task ${task}`);
+  const flags = (keyFolder: string[]) =>
+    [
+      `--allow-read=${[...set.read, ...keyFolder].join(",")}`,
+      `--allow-write=${[...set.write, ...keyFolder].join(",")}`,
+      `--allow-run=${set.run.join(",")}`,
+      `--allow-env=${set.env.join(",")}`,
+      ...(set.net === true ? ["--allow-net"] : []),
+    ].sort();
+  const expected = { install: flags(["$HOME/.config/verdict"]), compile: flags([]) };
+  for (const task of ["install", "compile"] as const) {
+    assert.deepEqual(permissionFlags(task), expected[task], `deno task ${task}`);
     assert(
       CONFIG.tasks[task].split(" ").includes("--no-prompt"),
       `deno task ${task} never prompts`,
@@ -43,13 +45,16 @@ Deno.test("install, compile and permissions.verdict grant the same scope, relati
   assert.deepEqual(set.run, ["docker"]);
 });
 
-// The environment of a user's shell, reduced to what these commands need.
-function userEnv(root: string): Record<string, string> {
+// The environment of a user's shell, reduced to what these commands need; the user's home is
+// `home` (Deno's cache stays the real one).
+function userEnv(root: string, home: string): Record<string, string> {
+  const realHome = Deno.env.get("HOME") ?? "/root";
   const env: Record<string, string> = {
     PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin",
-    HOME: Deno.env.get("HOME") ?? "/root",
+    HOME: home,
     NO_COLOR: "1",
     DENO_INSTALL_ROOT: root,
+    DENO_DIR: join(realHome, ".cache", "deno"),
   };
   for (const name of ["DENO_DIR", "DOCKER_HOST", "DOCKER_CONTEXT", "DOCKER_CONFIG"]) {
     const value = Deno.env.get(name);
@@ -69,12 +74,42 @@ async function run(
   return { code: output.code, stdout: decode(output.stdout), stderr: decode(output.stderr) };
 }
 
+type Verdict = (...args: string[]) => Promise<{ code: number; stdout: string; stderr: string }>;
+
+// The installed command made your key on first use (one key, even for evals started at once), in
+// a folder only you can read, and signed the run with it; a key file others can read is refused.
+async function signedWithYourKey(
+  verdict: Verdict,
+  home: string,
+  project: string,
+  outputs: { stderr: string }[],
+): Promise<void> {
+  const file = join(home, ".config", "verdict", "signing-key");
+  const made = outputs.map(({ stderr }) =>
+    stderr.match(/made your signing key (\S+) \((ed25519:[0-9a-f]+), public key ([\w-]+)\)/)
+  ).filter((match) => match !== null);
+  assert.equal(made.length, 1, outputs.map(({ stderr }) => stderr).join("\n"));
+  const [, path, fingerprint, publicKey] = made[0]!;
+  assert.equal(path, file);
+  assert.equal((await Deno.stat(file)).mode! & 0o777, 0o600);
+  assert.equal((await Deno.stat(dirname(file))).mode! & 0o777, 0o700);
+  const [id] = [...Deno.readDirSync(join(project, ".verdict", "runs"))].map((entry) => entry.name);
+  const verified = await verdict("verify", id, "--key", publicKey);
+  assert.equal(verified.code, 0, verified.stdout + verified.stderr);
+  assert.match(verified.stdout, new RegExp(`intact: .*; signed by ${fingerprint}`));
+  await Deno.chmod(file, 0o644);
+  const exposed = await verdict("eval", "--agent", "oracle");
+  assert.equal(exposed.code, 2, exposed.stderr);
+  assert.ok(exposed.stderr.includes(`Fix: chmod 600 ${file}`), exposed.stderr);
+}
+
 Deno.test("deno task install: a verdict command that works in another folder and refuses paths outside it", async () => {
   const root = await Deno.makeTempDir({ prefix: "verdict-install-root-" });
   const project = await Deno.realPath(await Deno.makeTempDir({ prefix: "verdict-project-" }));
   const lockBefore = await Deno.readTextFile(join(PROJECT_ROOT, "deno.lock"));
   try {
-    const env = userEnv(root);
+    const home = join(root, "home");
+    const env = userEnv(root, home);
     const installed = await run("deno", ["task", "--quiet", "install"], PROJECT_ROOT, env);
     assert.equal(installed.code, 0, installed.stderr);
     const command = join(root, "bin", "verdict");
@@ -96,6 +131,7 @@ Deno.test("deno task install: a verdict command that works in another folder and
     assert.equal(evaluated.code, 0, evaluated.stderr);
     assert.match(evaluated.stdout, /say-yes#0 pass/);
     assert((await Deno.stat(join(project, ".verdict", "verdict.db"))).isFile);
+    await signedWithYourKey(verdict, home, project, [evaluated, ...refusals]);
     for (const [index, [args, flag]] of outside.entries()) {
       const refused = refusals[index];
       assert.equal(refused.code, 2, `${args.join(" ")}: ${refused.stderr}`);

@@ -35,16 +35,19 @@ function tamper(home: string, sql: (db: DatabaseSync) => void): void {
   db.close();
 }
 
-Deno.test("verify passes an intact run with exit 0 and a one-line summary", async () => {
+Deno.test("verify passes an intact run with exit 0, a one-line summary and what it proves", async () => {
   await using dir = await scratchDir("verify");
   await recordedHome(dir.path);
   const result = await runVerdictInProcess(["verify", "abc123def456", "--home", dir.path]);
   assert.deepEqual(result.code, 0, result.stderr);
+  const [summary, blank, ...paragraph] = result.stdout.trimEnd().split("\n");
   assert.deepEqual(
-    result.stdout,
+    summary,
     "run abc123def456 intact: 2 sessions, 18 events and 8 blobs verified; unsigned (no " +
-      "VERDICT_SIGNING_KEY when it was recorded): nothing says who wrote it\n",
+      "signing key when it was recorded): nothing says who wrote it",
   );
+  assert.equal(blank, "");
+  assert.match(paragraph.join(" "), /^What this proves: .* every key it names\.$/);
   const byPrefix = await runVerdictInProcess(["verify", "abc1", "--home", dir.path]);
   assert.deepEqual(byPrefix.code, 0, byPrefix.stderr);
 });

@@ -28,7 +28,8 @@ import { count, fraction, MAX_CONCURRENCY, MAX_REPEAT, stringOption } from "../o
 import { progressDisplay } from "../progress.ts";
 import { PROVIDER_OPTIONS, providerFlags } from "../provider_flags.ts";
 import { secondsOption } from "../seconds_option.ts";
-import { sandboxFromEnv, signingKeyFromEnv, withInterrupt } from "../runtime.ts";
+import { sandboxFromEnv, withInterrupt } from "../runtime.ts";
+import { signingKeyFor } from "../signing_key.ts";
 import { resolveHome } from "../state.ts";
 import { exitCodeOf, printSummary } from "./_run_summary.ts";
 
@@ -133,7 +134,7 @@ export const evalCommand: Command = {
     "API keys come from OPENAI_API_KEY and ANTHROPIC_API_KEY and are never recorded.",
   async run({ io, values, positionals }) {
     const home = resolveHome(values, io);
-    const signingKey = await signingKeyFromEnv(io);
+    const signingKey = await signingKeyFor(io);
     const agents = (values.agent as string[] | undefined) ?? ["loop"];
     const agentFiles = agentFilesOption(values, agents.some((name) => name.startsWith(CMD_PREFIX)));
     resolveAgents(agents, { agentFiles, home }); // every agent is checked before the numbers

@@ -12,6 +12,8 @@ import { mergeShards, type ShardSource } from "../../eval/run/merge_shards.ts";
 import { openStore, type Store } from "../../store/store.ts";
 import { type Command, HOME_OPTION, JSON_OPTION } from "../command.ts";
 import { databasePath, resolveHome } from "../state.ts";
+import { publicKeysOption } from "../public_key_option.ts";
+import { signingKeyFor } from "../signing_key.ts";
 import { printSummary } from "./_run_summary.ts";
 import { statOrNull } from "../_stat_or_null.ts";
 
@@ -20,23 +22,41 @@ export const mergeCommand: Command = {
   name: "merge",
   summary: "join the shard runs of one experiment (eval --shard K/N) into the unsharded run",
   args: "RUN...",
-  options: { ...JSON_OPTION, ...HOME_OPTION },
+  options: {
+    trust: {
+      type: "string",
+      multiple: true,
+      valueName: "PUB",
+      description: "take only shards signed by this public key (repeatable)",
+    },
+    ...JSON_OPTION,
+    ...HOME_OPTION,
+  },
   positionals: { min: 1, max: Infinity },
   details:
     "A RUN is a shard's run folder (STATE/runs/ID) or its state folder (STATE, holding one run),\n" +
     "such as a .verdict/ folder copied from another machine. Every shard 1..N must be given, each\n" +
     "once, finished, of one experiment; the merged run gets the experiment's run id in --home,\n" +
-    "which must not hold that run yet. Exits 0 when merged, 2 when the shards are refused.",
+    "which must not hold that run yet. The merged run keeps each shard's signer and is signed\n" +
+    "with this process's key (VERDICT_SIGNING_KEY, or your key file), so 'verify --key' can ask\n" +
+    "for trusted signers throughout. Exits 0 when merged, 2 when the shards are refused, 1 when\n" +
+    "a shard was changed after it was signed or, with --trust, is not signed by a trusted key.",
   async run({ io, values, positionals }) {
     const home = resolveHome(values, io);
+    const trust = publicKeysOption(values, "trust");
+    const signingKey = await signingKeyFor(io);
     const stores: Store[] = [];
     try {
       const sources = positionals.map((argument) => shardSource(argument, stores));
-      const merged = await mergeShards(sources, home, () => {
+      const open = () => {
         Deno.mkdirSync(home, { recursive: true });
         const target = openStore(databasePath(home));
         stores.push(target);
         return target;
+      };
+      const merged = await mergeShards(sources, home, open, {
+        ...(trust ? { trust } : {}),
+        ...(signingKey ? { signingKey } : {}),
       });
       const json = values.json === true;
       const write = json ? io.err : io.out;

@@ -11,7 +11,8 @@ import { type Command, HOME_OPTION, JSON_OPTION } from "../command.ts";
 import { progressDisplay } from "../progress.ts";
 import { PROVIDER_OPTIONS, providerFlags } from "../provider_flags.ts";
 import type { ProviderOptions } from "../../model/provider_options.ts";
-import { sandboxFromEnv, signingKeyFromEnv, withInterrupt } from "../runtime.ts";
+import { sandboxFromEnv, withInterrupt } from "../runtime.ts";
+import { signingKeyFor } from "../signing_key.ts";
 import { findRun, openExistingStore, resolveHome } from "../state.ts";
 import { exitCodeOf, printSummary } from "./_run_summary.ts";
 
@@ -52,7 +53,7 @@ export const resumeCommand: Command = {
     // A transport setting, not part of the run: given again on resume, or not at all.
     const { maxConnections } = providerFlags({ "max-connections": values["max-connections"] });
     const home = resolveHome(values, io);
-    const signingKey = await signingKeyFromEnv(io);
+    const signingKey = await signingKeyFor(io);
     const store = openExistingStore(home);
     try {
       const run = findRun(store, positionals[0]);

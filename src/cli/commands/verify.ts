@@ -10,13 +10,25 @@ import { eventBlobReferences } from "../../eval/run/event_references.ts";
 import { type DerivedFileProblem, derivedFileProblems } from "../../report/derived_files.ts";
 import { keyFingerprint } from "../../core/ed25519.ts";
 import { checkRunSignature, type SignatureCheck } from "../../eval/run/run_signature.ts";
+import { checkShardSignatures, type ShardCheck } from "../../eval/run/shard_signatures.ts";
 import { DamagedStoreError } from "../../store/damaged_store.ts";
 import { pageProblems } from "../../store/integrity.ts";
 import type { Store } from "../../store/store.ts";
 import { describeProblem, type VerifyReport, verifyRun } from "../../store/verify.ts";
 import { type Command, HOME_OPTION, JSON_OPTION } from "../command.ts";
 import type { Io } from "../io.ts";
+import { publicKeysOption } from "../public_key_option.ts";
 import { findRun, openExistingStore, resolveHome } from "../state.ts";
+
+/** What `verify` proves and what it cannot, in one paragraph (also in docs/commands.md). */
+const THREAT_MODEL =
+  "What this proves: the hash chains catch a record damaged by accident, but anyone who can\n" +
+  "write verdict.db can rewrite events and recompute them. A signature stops that: without the\n" +
+  "signer's private key nobody can change a signed run (its events, verdicts, configuration or\n" +
+  "results), forge or swap a shard of a merged run, or pass a run off as signed by a key given\n" +
+  "to --key, without this check failing. It cannot prove that the key holder ran the experiment\n" +
+  "honestly: whoever holds the key can write any record and sign it. An unsigned run proves\n" +
+  "nothing about who wrote it. Trust a run as far as you trust every key it names.";
 
 /** The `verify` command. */
 export const verifyCommand: Command = {
@@ -27,8 +39,10 @@ export const verifyCommand: Command = {
   options: {
     key: {
       type: "string",
+      multiple: true,
       valueName: "PUB",
-      description: "fail unless the run is signed by this public key (base64url, as verify prints)",
+      description:
+        "fail unless the run (and each shard of a merged run) is signed by this public key (repeatable)",
     },
     ...HOME_OPTION,
     ...JSON_OPTION,
@@ -36,9 +50,10 @@ export const verifyCommand: Command = {
   positionals: { min: 1, max: 1 },
   details: "Also checks the database file's pages (SQLite quick_check) and that the run's\n" +
     "results.json and report.md match the record ('verdict report RUN' rebuilds them).\n" +
-    "Names the run's signer (runs are signed when VERDICT_SIGNING_KEY is set) or says it is\n" +
-    "unsigned; --key PUB fails a run not signed by that key. Exits 0 when all is intact, 1\n" +
-    "naming the first damaged page, event, blob or file, or the signature that fails.",
+    "Names the run's signer (and a merged run's shards' signers) or says it is unsigned;\n" +
+    "--key PUB fails a run, or a shard of it, not signed by one of the keys given. Exits 0\n" +
+    "when all is intact, 1 naming the first damaged page, event, blob or file, or the\n" +
+    "signature that fails.\n\n" + THREAT_MODEL,
   async run({ io, values, positionals }) {
     const home = resolveHome(values, io);
     let store: Store;
@@ -62,18 +77,24 @@ export const verifyCommand: Command = {
         ? []
         : await derivedFileProblems(store, run, join(home, "runs", run.id));
       const signature = await checkRunSignature(store, run);
-      const untrusted = signatureProblem(signature, values.key as string | undefined);
+      const shards = await checkShardSignatures(store, run);
+      const keys = publicKeysOption(values, "key");
+      const untrusted = signatureProblems(signature, shards, keys);
       const intact = report.problems.length === 0 && derived.length === 0 &&
-        untrusted === undefined;
+        untrusted.length === 0;
       if (values.json) {
-        io.out(JSON.stringify({ ...report, derived, signature, intact }, null, 2) + "\n");
-      } else if (intact) {
+        const output = { ...report, derived, signature, shards, intact, proves: THREAT_MODEL };
+        io.out(JSON.stringify(output, null, 2) + "\n");
+        return intact ? ExitCode.yes : ExitCode.no;
+      }
+      if (intact) {
         io.out(
           `run ${run.id} intact: ${report.sessions} sessions, ${report.events} events and ` +
             `${report.blobs} blobs verified; ${signatureLine(signature)}\n`,
         );
+        for (const shard of shards) io.out(`  shard ${shard.shard}: ${signatureLine(shard)}\n`);
       } else if (report.problems.length === 0 && derived.length === 0) {
-        io.out(`run ${run.id}: ${untrusted}\n`);
+        for (const problem of untrusted) io.out(`run ${run.id}: ${problem}\n`);
       } else if (report.problems.length > 0) {
         const [first, ...rest] = report.problems;
         io.out(`run ${run.id} is corrupt: ${describeProblem(first)}\n`);
@@ -83,6 +104,7 @@ export const verifyCommand: Command = {
           io.out(`run ${run.id}: ${problem.file} is not what the record says: ${problem.what}\n`);
         }
       }
+      io.out(`\n${THREAT_MODEL}\n`);
       return intact ? ExitCode.yes : ExitCode.no;
     } finally {
       store.close();
@@ -90,27 +112,38 @@ export const verifyCommand: Command = {
   },
 };
 
-/** What the signature means, in words. */
-function signatureLine(signature: SignatureCheck): string {
+/** What a signature means, in words. */
+function signatureLine(signature: SignatureCheck | ShardCheck): string {
   return signature.state === "unsigned"
-    ? "unsigned (no VERDICT_SIGNING_KEY when it was recorded): nothing says who wrote it"
+    ? "unsigned (no signing key when it was recorded): nothing says who wrote it"
     : `signed by ${signature.signer} (public key ${signature.publicKey})`;
 }
 
-/** Why the signature fails the check asked for, if it does. */
-function signatureProblem(signature: SignatureCheck, key: string | undefined): string | undefined {
-  if (signature.state === "forged") {
-    return `the record does not match its signature by ${signature.signer}: it was changed ` +
-      "after it was signed";
-  }
-  if (key === undefined) return undefined;
-  if (signature.state === "unsigned") {
-    return `it is unsigned, and --key asks for a run signed by ${keyFingerprint(key)}`;
-  }
-  if (signature.publicKey !== key) {
-    return `it is signed by ${signature.signer}, not by ${keyFingerprint(key)} (--key)`;
-  }
-  return undefined;
+/** Why the signatures fail the check asked for: forged always, and unsigned or untrusted with --key. */
+function signatureProblems(
+  signature: SignatureCheck,
+  shards: readonly ShardCheck[],
+  keys: readonly string[] | undefined,
+): string[] {
+  const problems: string[] = [];
+  const trusted = keys?.map(keyFingerprint).join(", ");
+  const check = (name: string, what: SignatureCheck | ShardCheck) => {
+    if (what.state === "forged") {
+      const why = "why" in what && what.why ? ` (${what.why})` : "";
+      problems.push(
+        `${name} does not match its signature by ${what.signer}: it was changed after it was ` +
+          `signed${why}`,
+      );
+    } else if (keys === undefined) return;
+    else if (what.state === "unsigned") {
+      problems.push(`${name} is unsigned, and --key asks for a signature by ${trusted}`);
+    } else if (!keys.includes(what.publicKey!)) {
+      problems.push(`${name} is signed by ${what.signer}, not by ${trusted} (--key)`);
+    }
+  };
+  check("the record", signature);
+  for (const shard of shards) check(`shard ${shard.shard}`, shard);
+  return problems;
 }
 
 /** The run's verification; a row too damaged to read at all is its one problem. */

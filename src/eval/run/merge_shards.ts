@@ -8,14 +8,17 @@
  *
  * Refused (exit 2, naming the argument): a run that is not a shard, shards of different
  * experiments or of different run ids, shards split into different counts, the same shard twice,
- * an unfinished shard, a merge that leaves out a shard, and a target that already holds the run.
+ * an unfinished shard, a merge that leaves out a shard, and a target that already holds another
+ * run of that id. Refused with exit 1: a shard changed after it was signed, and with `--trust`, a
+ * shard not signed by a trusted key. The merged run keeps each shard's signed statement and is
+ * signed by the merge's key, so `verify --key` can demand trusted signers for every part.
  *
  * @module
  */
 import { join } from "node:path";
 import { canonicalJson } from "../../core/canonical_json.ts";
-import { CorruptionError, UsageError } from "../../core/errors.ts";
-import type { Expect, Same } from "../../core/same_type.ts";
+import { keyFingerprint, type SigningKey } from "../../core/ed25519.ts";
+import { CorruptionError, ExitCode, UsageError, VerdictError } from "../../core/errors.ts";
 import type { Results } from "../../report/results.ts";
 import { writeRunReports } from "../../report/run_reports.ts";
 import { copySession } from "../../store/copy_session.ts";
@@ -23,9 +26,48 @@ import type { RunRecord, SessionRecord } from "../../store/run_table.ts";
 import type { Store } from "../../store/store.ts";
 import { describeProblem, verifyRun } from "../../store/verify.ts";
 import { eventBlobReferences } from "./event_references.ts";
-import { type Experiment, type RunConfig, runConfig } from "../setup/run_identity.ts";
+import { EXPERIMENT_FIELDS, type RunConfig, runConfig } from "../setup/run_identity.ts";
 import { tryLockRun } from "./run_lock.ts";
+import { checkRunSignature, signRun } from "./run_signature.ts";
+import { recordShard } from "./shard_signatures.ts";
 import { type Shard, shardLabel, shardTaskIds } from "../setup/shard.ts";
+
+/** How a merge is signed and which shards it takes. */
+export interface MergeOptions {
+  /** Take only shards signed by one of these public keys (`--trust`); any shard when absent. */
+  trust?: readonly string[];
+  /** Signs the merged run (`VERDICT_SIGNING_KEY` or the per-user key); unsigned without. */
+  signingKey?: SigningKey;
+  /** Called as the merge passes each of its steps, so a test can kill it there. */
+  at?: (point: MergePoint) => void;
+}
+
+/**
+ * The steps of a merge, in order; a merge killed after any of them and run again gives the same
+ * run.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { MERGE_POINTS } from "./merge_shards.ts";
+ * assert.equal(MERGE_POINTS.length, 10);
+ * ```
+ */
+export const MERGE_POINTS = [
+  "checked",
+  "opened",
+  "locked",
+  "created",
+  "session-copied",
+  "shards-recorded",
+  "committed",
+  "logs-copied",
+  "signed",
+  "reported",
+] as const;
+
+/** One of {@linkcode MERGE_POINTS}. */
+export type MergePoint = typeof MERGE_POINTS[number];
 
 /** One shard run to merge, as the user named it. */
 export interface ShardSource {
@@ -55,22 +97,6 @@ export interface MergedRun {
   copied: { events: number; blobs: number };
 }
 
-// The fields of a run's configuration that make its experiment (the run id's preimage).
-const EXPERIMENT_FIELDS = [
-  "suite_digest",
-  "tasks",
-  "repeat",
-  "agent",
-  "model",
-  "settings",
-  "seed",
-  "harness_version",
-  "waive_model_only",
-  "pass_reward",
-  "agent_digest",
-] as const;
-type _EveryExperimentField = Expect<Same<typeof EXPERIMENT_FIELDS[number], keyof Experiment>>;
-
 /**
  * Merges shard runs into the state folder `home`, whose database `openTarget` opens once the shards
  * are found to make one whole experiment (a refused merge writes nothing): copies every
@@ -91,10 +117,15 @@ export async function mergeShards(
   sources: readonly ShardSource[],
   home: string,
   openTarget: () => Store,
+  options: MergeOptions = {},
 ): Promise<MergedRun> {
   const shards = checkShards(sources);
+  for (const { source } of shards) await requireTrusted(source, options.trust);
+  const at = options.at ?? (() => {});
+  at("checked");
   const { id } = shards[0].source.run;
   const target = openTarget();
+  at("opened");
   const runDir = join(home, "runs", id);
   if (target.runs.get(id) !== undefined && !mergedBefore(target, id, shards)) {
     throw alreadyHeld(home, id);
@@ -108,17 +139,23 @@ export async function mergeShards(
     );
   }
   try {
+    at("locked");
     const copied = { events: 0, blobs: 0 };
     // A merge that stopped after its commit is finished by merging the same shards again: its
     // files are written; anything else already holding the run is refused.
     if (!mergedBefore(target, id, shards)) {
       // Made by another process between the look and the lock.
       if (target.runs.get(id) !== undefined) throw alreadyHeld(home, id);
-      Object.assign(copied, copyShards(target, id, shards));
+      Object.assign(copied, copyShards(target, id, shards, at));
     }
+    at("committed");
     for (const { source } of shards) await copyBuildLogs(source.runDir, runDir);
+    at("logs-copied");
     const run = target.runs.get(id)!;
+    if (options.signingKey) await signRun(target, run, options.signingKey);
+    at("signed");
     const results = await writeRunReports(target, run, runDir);
+    at("reported");
     return { run, results, runDir, shards: shards.length, copied };
   } finally {
     lock.release();
@@ -130,6 +167,7 @@ function copyShards(
   target: Store,
   id: string,
   shards: readonly CheckedShard[],
+  at: (point: MergePoint) => void,
 ): { events: number; blobs: number } {
   const copied = { events: 0, blobs: 0 };
   target.transaction(() => {
@@ -138,14 +176,20 @@ function copyShards(
       config: mergedConfig(shards[0].source.run),
       createdAt: mergedCreatedAt(shards),
     });
+    at("created");
     for (const { source } of shards) {
       const references = eventBlobReferences(source.store.blobs);
       for (const session of source.store.runs.attempts(id)) {
         const one = copySession(source.store, target, session, references);
         copied.events += one.events;
         copied.blobs += one.blobs;
+        at("session-copied");
       }
     }
+    for (const { source, shard } of shards) {
+      recordShard(target, id, source.store, source.run, shard);
+    }
+    at("shards-recorded");
     target.runs.setStatus(id, "finished");
     const { problems } = verifyRun(target, id, eventBlobReferences(target.blobs));
     if (problems.length > 0) {
@@ -294,6 +338,35 @@ function experimentDifference(
 function mergedConfig(run: RunRecord): Record<string, unknown> {
   const { shard: _shard, ...config } = run.config;
   return config;
+}
+
+// A shard changed after it was signed is refused always; with --trust, so is one not signed by a
+// trusted key (exit 1 both: the answer to "may this shard be merged?" is no).
+async function requireTrusted(source: ShardSource, trust: readonly string[] | undefined) {
+  const check = await checkRunSignature(source.store, source.run);
+  const name = `${source.argument} (run ${source.run.id})`;
+  if (check.state === "forged") {
+    throw new CorruptionError(
+      `${name} does not match its signature by ${check.signer}: the shard was changed after it ` +
+        `was signed; nothing was merged. Merge the shard as its signer made it`,
+    );
+  }
+  if (trust === undefined) return;
+  const trusted = trust.map(keyFingerprint).join(", ");
+  if (check.state === "unsigned") {
+    throw new VerdictError(
+      `${name} is unsigned, and --trust takes only shards signed by ${trusted}; nothing was ` +
+        `merged. Run the shard with its signing key (VERDICT_SIGNING_KEY), or leave out --trust`,
+      ExitCode.no,
+    );
+  }
+  if (!trust.includes(check.publicKey)) {
+    throw new VerdictError(
+      `${name} is signed by ${check.signer}, not by a trusted key (--trust ${trusted}); ` +
+        `nothing was merged`,
+      ExitCode.no,
+    );
+  }
 }
 
 function alreadyHeld(home: string, id: string): UsageError {

@@ -1,9 +1,11 @@
 /**
  * What a run's signature covers, and signing and checking it: the run's id, configuration, start
  * and status; every session's id, attempt, head (sequence number and hash) and end-state root; and
- * the sha256 of its `results.json` as the record rebuilds it. The hash chains make each session's
- * head stand for its whole log, so the signature stands for the whole record; without the key, a
- * record cannot be changed and signed again.
+ * the sha256 of its `results.json` as the record rebuilds it; and for a merged run, each shard's
+ * signed statement and signature. The hash chains make each session's head stand for its whole
+ * log, so the signature stands for the whole record; without the key, a record cannot be changed
+ * and signed again. A merged run keeps its shards' statements, so `verify` checks who vouched for
+ * each shard as well as who merged them.
  *
  * @module
  */
@@ -42,16 +44,27 @@ export function runStatement(store: Store, run: RunRecord): Uint8Array<ArrayBuff
     head_hash: session.headHash,
     end_state_root: session.result?.end_state_root ?? null,
   }));
+  const shards = store.shardSignatures.list(run.id).map((shard) => ({
+    index: shard.index,
+    count: shard.count,
+    statement_sha256: sha256Hex(shard.statement),
+    public_key: shard.publicKey ?? null,
+    signature: shard.signature ?? null,
+  }));
   return new TextEncoder().encode(canonicalJson({
-    schema: "verdict.run-signature/1",
+    schema: STATEMENT_SCHEMA,
     run: run.id,
     config: run.config,
     created_at: run.createdAt,
     status: run.status,
     sessions,
     results_sha256: sha256Hex(canonicalJson(buildResults(store, run))),
+    // Absent for a run that was not merged, so its statement is what it always was.
+    ...(shards.length > 0 ? { shards } : {}),
   }));
 }
+
+const STATEMENT_SCHEMA = "verdict.run-signature/1";
 
 /**
  * Signs a run as it stands in `store`, replacing an earlier signature.

@@ -48,6 +48,32 @@ export interface Experiment {
 }
 
 /**
+ * The fields of a run's configuration that make its experiment: two runs (or shards) agree on
+ * these exactly when they run the same experiment.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { EXPERIMENT_FIELDS } from "./run_identity.ts";
+ * assert.ok(EXPERIMENT_FIELDS.includes("seed"));
+ * ```
+ */
+export const EXPERIMENT_FIELDS = [
+  "suite_digest",
+  "tasks",
+  "repeat",
+  "agent",
+  "model",
+  "settings",
+  "seed",
+  "harness_version",
+  "waive_model_only",
+  "pass_reward",
+  "agent_digest",
+] as const;
+type _EveryExperimentField = Expect<Same<typeof EXPERIMENT_FIELDS[number], keyof Experiment>>;
+
+/**
  * A run's configuration as `eval` records it: its experiment, and how it was run. Fields a 0.1.0
  * record lacks are optional.
  */

@@ -7,14 +7,13 @@
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { DatabaseSync } from "node:sqlite";
 import { keyFingerprint, type SigningKey, signingKey } from "../../../src/core/ed25519.ts";
 import { MemorySandbox } from "../../../src/engine/memory_sandbox.ts";
 import { runEval } from "../../../src/eval/run/run_eval.ts";
 import { resumeEval } from "../../../src/library/recorded_runs.ts";
-import { eventHash } from "../../../src/store/event_log.ts";
 import { scratchDir } from "../../_verdict.ts";
 import { runVerdictInProcess } from "../../cli/_in_process.ts";
+import { forgePass } from "./_forged_record.ts";
 
 const SEED = btoa("a".repeat(32));
 const OTHER = btoa("b".repeat(32));
@@ -28,34 +27,6 @@ async function signedRun(home: string, key?: string) {
     { sandbox, ...(key ? { signingKey: await signingKey(key) } : {}) },
   );
   return run.id;
-}
-
-/** Rewrites a session's verdict to a pass, its chain and its summary recomputed: no key needed. */
-function forgePass(home: string): void {
-  const db = new DatabaseSync(join(home, "verdict.db"));
-  const [session] = db.prepare("SELECT id, result FROM sessions").all() as {
-    id: string;
-    result: string;
-  }[];
-  const last = db.prepare(
-    "SELECT * FROM events WHERE session_id = ? ORDER BY seq DESC LIMIT 1",
-  ).get(session.id) as Record<string, string & number>;
-  const payload = JSON.stringify({ ...JSON.parse(last.payload), verdict: "pass", bucket: "pass" });
-  const hash = eventHash({
-    session: session.id,
-    seq: last.seq,
-    kind: last.kind,
-    payload,
-    refs: last.refs,
-    prevHash: last.prev_hash,
-  });
-  const result = JSON.stringify({ ...JSON.parse(session.result), verdict: "pass", bucket: "pass" });
-  db.prepare("UPDATE events SET payload = ?, hash = ? WHERE session_id = ? AND seq = ?")
-    .run(payload, hash, session.id, last.seq);
-  db.prepare(
-    "UPDATE sessions SET result = ?, verdict = 'pass', bucket = 'pass', head_hash = ? WHERE id = ?",
-  ).run(result, hash, session.id);
-  db.close();
 }
 
 Deno.test("a signed run names its signer; a forged record, another key or no signature fails verify --key", async () => {
@@ -95,11 +66,11 @@ Deno.test("an unsigned run verifies as unsigned, and fails --key; a malformed ke
   const run = await signedRun(dir.path);
   const plain = await runVerdictInProcess(["verify", run, "--home", dir.path]);
   assert.equal(plain.code, 0, plain.stdout);
-  assert.match(plain.stdout, /; unsigned \(no VERDICT_SIGNING_KEY when it was recorded\)/);
+  assert.match(plain.stdout, /; unsigned \(no signing key when it was recorded\)/);
   const key = (await signingKey(SEED)).publicKey;
   const asked = await runVerdictInProcess(["verify", run, "--home", dir.path, "--key", key]);
   assert.equal(asked.code, 1);
-  assert.match(asked.stdout, /it is unsigned, and --key asks for a run signed by ed25519:/);
+  assert.match(asked.stdout, /the record is unsigned, and --key asks for a signature by ed25519:/);
 
   const bad = await runVerdictInProcess(
     ["eval", "tasks/fix-slugify", "--agent", "nop", "--home", join(dir.path, "bad")],
