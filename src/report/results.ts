@@ -5,7 +5,7 @@
  * @module
  */
 import type { Store } from "../store/store.ts";
-import type { RunRecord } from "../store/run_table.ts";
+import type { RunRecord, SessionRecord } from "../store/run_table.ts";
 import { type Bucket, BUCKETS, type TrialRecord } from "../store/trial_record.ts";
 
 /** The schema tag of `results.json`. */
@@ -119,7 +119,27 @@ export interface UnfinishedTrial {
  * ```
  */
 export function buildResults(store: Store, run: RunRecord): Results {
-  const sessions = store.runs.sessions(run.id);
+  return resultsOf(run, store.runs.attempts(run.id));
+}
+
+/**
+ * Builds `results.json` for a run from its attempts, ordered by task, repeat and retry as
+ * `store.runs.attempts` gives them (a trial counts by its last attempt): for a part of a record,
+ * such as one shard's sessions of a merged run.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { resultsOf } from "./results.ts";
+ * const run = { id: "r1", config: {}, createdAt: 0, status: "finished" as const };
+ * assert.equal(resultsOf(run, []).summary.pass_rate, null);
+ * ```
+ */
+export function resultsOf(run: RunRecord, attempts: readonly SessionRecord[]): Results {
+  const sessions = attempts.filter((session, index) => {
+    const next = attempts[index + 1];
+    return next === undefined || next.task !== session.task || next.repeat !== session.repeat;
+  });
   const trials = sessions.flatMap((session) =>
     session.status === "finished" && session.result !== null
       ? [inDeclaredOrder(session.result)]
@@ -133,7 +153,7 @@ export function buildResults(store: Store, run: RunRecord): Results {
   ).map((session) => ({ task: session.task, repeat: session.repeat, session: session.id }));
   const passed = trials.filter((trial) => trial.verdict === "pass").length;
   const last = new Set(sessions.map((session) => session.id));
-  const retried = store.runs.attempts(run.id).filter((session) => !last.has(session.id))
+  const retried = attempts.filter((session) => !last.has(session.id))
     .map(({ task, repeat, retry, id, result }) => ({
       task,
       repeat,

@@ -76,14 +76,31 @@ export const verifyCommand: Command = {
       const derived: DerivedFileProblem[] = report.problems.length > 0 || run.status === "running"
         ? []
         : await derivedFileProblems(store, run, join(home, "runs", run.id));
-      const signature = await checkRunSignature(store, run);
-      const shards = await checkShardSignatures(store, run);
       const keys = publicKeysOption(values, "key");
-      const untrusted = signatureProblems(signature, shards, keys);
+      // A damaged record is the answer already; its signatures are not read from damaged rows.
+      const damagedRecord = report.problems.length > 0;
+      const signature: SignatureCheck = damagedRecord
+        ? { state: "unsigned" }
+        : await checkRunSignature(store, run);
+      const { shards, gaps } = damagedRecord
+        ? { shards: [], gaps: [] }
+        : await checkShardSignatures(store, run);
+      const untrusted = [
+        ...gaps.map((gap) => `the merged run does not match its shards: ${gap}`),
+        ...signatureProblems(signature, shards, keys),
+      ];
       const intact = report.problems.length === 0 && derived.length === 0 &&
         untrusted.length === 0;
       if (values.json) {
-        const output = { ...report, derived, signature, shards, intact, proves: THREAT_MODEL };
+        const output = {
+          ...report,
+          derived,
+          signature,
+          shards,
+          gaps,
+          intact,
+          proves: THREAT_MODEL,
+        };
         io.out(JSON.stringify(output, null, 2) + "\n");
         return intact ? ExitCode.yes : ExitCode.no;
       }
@@ -93,8 +110,6 @@ export const verifyCommand: Command = {
             `${report.blobs} blobs verified; ${signatureLine(signature)}\n`,
         );
         for (const shard of shards) io.out(`  shard ${shard.shard}: ${signatureLine(shard)}\n`);
-      } else if (report.problems.length === 0 && derived.length === 0) {
-        for (const problem of untrusted) io.out(`run ${run.id}: ${problem}\n`);
       } else if (report.problems.length > 0) {
         const [first, ...rest] = report.problems;
         io.out(`run ${run.id} is corrupt: ${describeProblem(first)}\n`);
@@ -103,6 +118,7 @@ export const verifyCommand: Command = {
         for (const problem of derived) {
           io.out(`run ${run.id}: ${problem.file} is not what the record says: ${problem.what}\n`);
         }
+        for (const problem of untrusted) io.out(`run ${run.id}: ${problem}\n`);
       }
       io.out(`\n${THREAT_MODEL}\n`);
       return intact ? ExitCode.yes : ExitCode.no;

@@ -17,19 +17,21 @@
  */
 import { join } from "node:path";
 import { canonicalJson } from "../../core/canonical_json.ts";
-import { keyFingerprint, type SigningKey } from "../../core/ed25519.ts";
-import { CorruptionError, ExitCode, UsageError, VerdictError } from "../../core/errors.ts";
+import type { SigningKey } from "../../core/ed25519.ts";
+import { CorruptionError, UsageError } from "../../core/errors.ts";
 import type { Results } from "../../report/results.ts";
 import { writeRunReports } from "../../report/run_reports.ts";
 import { copySession } from "../../store/copy_session.ts";
 import type { RunRecord, SessionRecord } from "../../store/run_table.ts";
+import type { ShardSignature } from "../../store/shard_signatures.ts";
 import type { Store } from "../../store/store.ts";
 import { describeProblem, verifyRun } from "../../store/verify.ts";
 import { eventBlobReferences } from "./event_references.ts";
 import { EXPERIMENT_FIELDS, type RunConfig, runConfig } from "../setup/run_identity.ts";
 import { tryLockRun } from "./run_lock.ts";
-import { checkRunSignature, signRun } from "./run_signature.ts";
-import { recordShard } from "./shard_signatures.ts";
+import { signRun } from "./run_signature.ts";
+import { requireTrusted } from "./_shard_trust.ts";
+import { shardRow } from "./shard_signatures.ts";
 import { type Shard, shardLabel, shardTaskIds } from "../setup/shard.ts";
 
 /** How a merge is signed and which shards it takes. */
@@ -119,6 +121,22 @@ export async function mergeShards(
   openTarget: () => Store,
   options: MergeOptions = {},
 ): Promise<MergedRun> {
+  // Each shard read as of one moment: what is checked (its signature) is what is copied.
+  for (const { store } of sources) store.db.exec("BEGIN");
+  try {
+    for (const { store } of sources) store.runs.list();
+    return await merge(sources, home, openTarget, options);
+  } finally {
+    for (const { store } of sources) store.db.exec("ROLLBACK");
+  }
+}
+
+async function merge(
+  sources: readonly ShardSource[],
+  home: string,
+  openTarget: () => Store,
+  options: MergeOptions,
+): Promise<MergedRun> {
   const shards = checkShards(sources);
   for (const { source } of shards) await requireTrusted(source, options.trust);
   const at = options.at ?? (() => {});
@@ -147,7 +165,7 @@ export async function mergeShards(
       // Made by another process between the look and the lock.
       if (target.runs.get(id) !== undefined) throw alreadyHeld(home, id);
       Object.assign(copied, copyShards(target, id, shards, at));
-    }
+    } else requireVerifies(target, id);
     at("committed");
     for (const { source } of shards) await copyBuildLogs(source.runDir, runDir);
     at("logs-copied");
@@ -186,25 +204,27 @@ function copyShards(
         at("session-copied");
       }
     }
-    for (const { source, shard } of shards) {
-      recordShard(target, id, source.store, source.run, shard);
-    }
+    for (const row of shardRows(id, shards)) target.shardSignatures.add(row);
     at("shards-recorded");
     target.runs.setStatus(id, "finished");
-    const { problems } = verifyRun(target, id, eventBlobReferences(target.blobs));
-    if (problems.length > 0) {
-      throw new CorruptionError(
-        `the merged run ${id} does not verify: ${describeProblem(problems[0])}; nothing was ` +
-          `merged. Run 'verdict verify' on each shard`,
-      );
-    }
+    requireVerifies(target, id);
   });
   return copied;
 }
 
+// The merged run verifies as `verdict verify` would (before it is committed, or signed again).
+function requireVerifies(target: Store, id: string): void {
+  const { problems } = verifyRun(target, id, eventBlobReferences(target.blobs));
+  if (problems.length === 0) return;
+  throw new CorruptionError(
+    `the merged run ${id} does not verify: ${describeProblem(problems[0])}; nothing was ` +
+      `merged. Run 'verdict verify' on each shard, and on ${target.path}`,
+  );
+}
+
 /**
  * Whether `target` holds exactly the run merging these shards makes: its configuration, start and
- * status, and every session with the same head.
+ * status, every attempt as the shards hold it (head, status, result), and every shard's row.
  */
 function mergedBefore(target: Store, id: string, shards: readonly CheckedShard[]): boolean {
   const run = target.runs.get(id);
@@ -214,10 +234,15 @@ function mergedBefore(target: Store, id: string, shards: readonly CheckedShard[]
   ) {
     return false;
   }
-  const heads = (sessions: readonly SessionRecord[]) =>
-    sessions.map((session) => `${session.id} ${session.headSeq} ${session.headHash}`).sort();
-  const expected = heads(shards.flatMap(({ source }) => source.store.runs.attempts(id)));
-  return canonicalJson(heads(target.runs.attempts(id))) === canonicalJson(expected);
+  const byId = (sessions: readonly SessionRecord[]) =>
+    canonicalJson([...sessions].sort((a, b) => a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  const expected = shards.flatMap(({ source }) => source.store.runs.attempts(id));
+  return byId(target.runs.attempts(id)) === byId(expected) &&
+    canonicalJson(target.shardSignatures.list(id)) === canonicalJson(shardRows(id, shards));
+}
+
+function shardRows(id: string, shards: readonly CheckedShard[]): ShardSignature[] {
+  return shards.map(({ source, shard }) => shardRow(id, source.store, source.run, shard));
 }
 
 function mergedCreatedAt(shards: readonly CheckedShard[]): number {
@@ -338,35 +363,6 @@ function experimentDifference(
 function mergedConfig(run: RunRecord): Record<string, unknown> {
   const { shard: _shard, ...config } = run.config;
   return config;
-}
-
-// A shard changed after it was signed is refused always; with --trust, so is one not signed by a
-// trusted key (exit 1 both: the answer to "may this shard be merged?" is no).
-async function requireTrusted(source: ShardSource, trust: readonly string[] | undefined) {
-  const check = await checkRunSignature(source.store, source.run);
-  const name = `${source.argument} (run ${source.run.id})`;
-  if (check.state === "forged") {
-    throw new CorruptionError(
-      `${name} does not match its signature by ${check.signer}: the shard was changed after it ` +
-        `was signed; nothing was merged. Merge the shard as its signer made it`,
-    );
-  }
-  if (trust === undefined) return;
-  const trusted = trust.map(keyFingerprint).join(", ");
-  if (check.state === "unsigned") {
-    throw new VerdictError(
-      `${name} is unsigned, and --trust takes only shards signed by ${trusted}; nothing was ` +
-        `merged. Run the shard with its signing key (VERDICT_SIGNING_KEY), or leave out --trust`,
-      ExitCode.no,
-    );
-  }
-  if (!trust.includes(check.publicKey)) {
-    throw new VerdictError(
-      `${name} is signed by ${check.signer}, not by a trusted key (--trust ${trusted}); ` +
-        `nothing was merged`,
-      ExitCode.no,
-    );
-  }
 }
 
 function alreadyHeld(home: string, id: string): UsageError {

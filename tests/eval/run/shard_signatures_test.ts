@@ -7,7 +7,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
-import { keyFingerprint, signingKey } from "../../../src/core/ed25519.ts";
+import { keyFingerprint, signBytes, signingKey } from "../../../src/core/ed25519.ts";
 import { MemorySandbox } from "../../../src/engine/memory_sandbox.ts";
 import { MERGE_POINTS } from "../../../src/eval/run/merge_shards.ts";
 import { runEval } from "../../../src/eval/run/run_eval.ts";
@@ -251,4 +251,72 @@ Deno.test("merge killed at each of its ten steps, then run again: the same signe
     assert.equal(verify.code, 0, `${point}: ${verify.stdout}`);
     assert.equal(await results(target), expected, `${point}: the same merged run`);
   }));
+});
+
+function tamper(home: string, sql: string): void {
+  const db = new DatabaseSync(join(home, "verdict.db"));
+  db.exec(sql);
+  db.close();
+}
+
+Deno.test("merging again over a tampered merged run refuses it and signs nothing; verify catches each tampering", async () => {
+  await using dir = await scratchDir("merge-again");
+  const key = await signingKey(SEED);
+  const homes = await shards(dir.path, SEED);
+  const tamperings = {
+    "shards-dropped": "DELETE FROM shard_signatures",
+    "trial-hidden": "UPDATE sessions SET status = 'running' WHERE rowid = 1",
+    "result-edited": "UPDATE sessions SET result = json_set(result, '$.task', 'renamed')",
+  };
+  await Promise.all(
+    Object.entries(tamperings).map(async ([name, sql]) => {
+      const target = join(dir.path, name);
+      const merge = () =>
+        runVerdictInProcess(["merge", ...homes, "--home", target], { VERDICT_SIGNING_KEY: SEED });
+      assert.equal((await merge()).code, 0);
+      const id = runId(target);
+      tamper(target, sql);
+      const again = await merge();
+      assert.equal(again.code, 2, `${name}: ${again.stderr}`);
+      assert.match(again.stderr, /already holds run/);
+      const verify = await runVerdictInProcess(
+        ["verify", id, "--home", target, "--key", key.publicKey],
+      );
+      assert.equal(verify.code, 1, `${name}: ${verify.stdout}`);
+    }),
+  );
+});
+
+Deno.test("an unsigned merge still answers for its shards: results edited outside the chain, a shard row dropped, or a statement that is not one fail verify", async () => {
+  await using dir = await scratchDir("merge-unsigned-checks");
+  const homes = await shards(dir.path, SEED);
+  const merged = async (name: string) => {
+    const target = join(dir.path, name);
+    assert.equal((await runVerdictInProcess(["merge", ...homes, "--home", target])).code, 0);
+    return target;
+  };
+  const verify = async (target: string) => {
+    const result = await runVerdictInProcess(["verify", runId(target), "--home", target]);
+    assert.equal(result.code, 1, result.stdout);
+    return result.stdout;
+  };
+  const edited = await merged("edited");
+  tamper(edited, "UPDATE sessions SET result = json_set(result, '$.task', 'renamed')");
+  assert.match(await verify(edited), /results are not what the shard's signer signed/);
+
+  const dropped = await merged("dropped");
+  tamper(dropped, "DELETE FROM shard_signatures WHERE shard_index = 2");
+  assert.match(await verify(dropped), /shard 2\/2 is not recorded/);
+
+  // A forger signs garbage with their own key: a forged shard, not an internal error.
+  const garbage = await merged("garbage");
+  const forger = await signingKey(FORGER);
+  const text = "not json";
+  const signature = await signBytes(forger, new TextEncoder().encode(text));
+  tamper(
+    garbage,
+    `UPDATE shard_signatures SET statement = '${text}', public_key = '${forger.publicKey}', ` +
+      `signature = '${signature}' WHERE shard_index = 1`,
+  );
+  assert.match(await verify(garbage), /shard 1\/2 does not match .*not a run statement/);
 });
