@@ -1,12 +1,15 @@
 /**
  * What a command may touch of the process: its output streams, whether stdout is a terminal, and
- * named environment variables. Commands take an {@linkcode Io} so tests can capture their output.
+ * named environment variables. Everything written has its control characters written out
+ * (`_terminal_safe.ts`): a recorded string never reaches a terminal as a control sequence. Commands take an {@linkcode Io} so tests can capture their output.
  * A stream whose reader went away (`verdict eval | head -1`) is not an error: what would have been
  * written to it is dropped, and a closed stdout is signalled so a running eval stops as if
  * interrupted.
  *
  * @module
  */
+
+import { terminalSafe } from "./_terminal_safe.ts";
 
 /** A command's view of the process. */
 export interface Io {
@@ -38,8 +41,8 @@ export function denoIo(): Io {
   const stdoutClosed = new AbortController();
   const stderrClosed = new AbortController();
   return {
-    out: (text) => writeAll(Deno.stdout, encoder.encode(text), stdoutClosed),
-    err: (text) => writeAll(Deno.stderr, encoder.encode(text), stderrClosed),
+    out: (text) => writeAll(Deno.stdout, encoder.encode(terminalSafe(text)), stdoutClosed),
+    err: (text) => writeAll(Deno.stderr, encoder.encode(terminalSafe(text)), stderrClosed),
     isTerminal: Deno.stdout.isTerminal(),
     env: (name) => Deno.env.get(name),
     may: (name, path) => Deno.permissions.querySync({ name, path }).state === "granted",
@@ -79,8 +82,8 @@ export function memoryIo(
   let stdout = "";
   let stderr = "";
   return {
-    out: (text) => void (stdout += text),
-    err: (text) => void (stderr += text),
+    out: (text) => void (stdout += terminalSafe(text)),
+    err: (text) => void (stderr += terminalSafe(text)),
     isTerminal: false,
     env: (name) => env[name],
     may,

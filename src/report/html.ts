@@ -164,7 +164,25 @@ const trajectoryView = (t) => {
       }
     }
   }
+  if (t.grading) body.append(gradingView(t.grading));
   return body;
+};
+const gradingView = (g) => {
+  const box = el("div", { class: "grading" }, el("h4", {}, "What grading saw"));
+  for (const [label, checks] of [["check", g.checks], ["requirement", g.requirements]]) {
+    for (const check of checks) box.append(el("p", { class: "check", "data-held": String(check.passed) }, el("span", { class: check.passed ? "pass" : "fail" }, check.passed ? "held" : "failed"), " " + label + " ", el("code", {}, check.kind), ": " + check.detail));
+  }
+  const script = (label, run, withOutput) => {
+    if (!run) return;
+    const tests = run.tests ? "; tests: " + run.tests.ran + " ran, " + run.tests.passed + " passed, " + run.tests.failed + " failed" : "";
+    box.append(el("p", { class: "script" }, label + " ", el("code", {}, run.script), ": " + (run.timed_out ? "killed at its deadline" : "exit code " + run.exit_code) + tests));
+    if (withOutput && run.output.trim() !== "") box.append(el("pre", { class: "grader-output" }, run.output));
+  };
+  script("success script", g.success, true);
+  const canaryPassed = g.canary && g.canary.exit_code === 0 && !g.canary.timed_out;
+  script(canaryPassed ? "canary (it must fail, and passed)" : "canary", g.canary, canaryPassed);
+  if (g.reward !== undefined) box.append(el("p", {}, "reward " + g.reward));
+  return box;
 };
 const trialDetails = (trial, trajectory) => {
   const details = el("details", { class: "trial", "data-session": trial.session },

@@ -4,12 +4,14 @@
  *
  * @module
  */
+import { gradingMarkdown } from "./_grading_markdown.ts";
 import type { RunStats } from "../stats/run_stats.ts";
 import { type Results, RUN_FACTS } from "./results.ts";
 import { dollars, percent } from "./stats_text.ts";
 
 /**
- * Renders a run's results as Markdown.
+ * Renders a run's results as Markdown; with `grading: false`, without what grading saw of each
+ * failed trial (as Verdict wrote `report.md` before it showed that, which `verify` still accepts).
  *
  * @example
  * ```ts
@@ -28,7 +30,11 @@ import { dollars, percent } from "./stats_text.ts";
  * assert(text.startsWith("# Verdict run abc"));
  * ```
  */
-export function renderMarkdown(results: Results, stats: RunStats): string {
+export function renderMarkdown(
+  results: Results,
+  stats: RunStats,
+  { grading = true }: { grading?: boolean } = {},
+): string {
   const { run, summary } = results;
   const { overall } = stats;
   const ks = Object.keys(overall.pass_at_k);
@@ -82,23 +88,40 @@ export function renderMarkdown(results: Results, stats: RunStats): string {
       }`
     ),
   ];
-  const failures = results.trials.filter((trial) => trial.verdict === "fail");
-  if (failures.length > 0) {
-    lines.push(
-      "",
-      "## Failures",
-      "",
-      "| trial | bucket | reason | session |",
-      "| --- | --- | --- | --- |",
-      ...failures.map((trial) =>
-        `| ${cell(trial.task)}#${trial.repeat} | ${trial.bucket} | ${
-          cell(trial.reason)
-        } | \`${trial.session}\` |`
-      ),
-    );
-  }
+  lines.push(...failureSections(results, grading));
   return lines.join("\n") + "\n";
 }
+
+// The failures table, then what grading saw of each failed trial (the first GRADED_FAILURES).
+function failureSections(results: Results, grading: boolean): string[] {
+  const failures = results.trials.filter((trial) => trial.verdict === "fail");
+  if (failures.length === 0) return [];
+  const lines = [
+    "",
+    "## Failures",
+    "",
+    "| trial | bucket | reason | session |",
+    "| --- | --- | --- | --- |",
+    ...failures.map((trial) =>
+      `| ${cell(trial.task)}#${trial.repeat} | ${trial.bucket} | ${
+        cell(trial.reason)
+      } | \`${trial.session}\` |`
+    ),
+  ];
+  if (!grading) return lines;
+  return [
+    ...lines,
+    "",
+    "## What grading saw",
+    ...failures.slice(0, GRADED_FAILURES).flatMap((trial) => ["", ...gradingMarkdown(trial)]),
+    ...(failures.length > GRADED_FAILURES
+      ? ["", `(${failures.length - GRADED_FAILURES} more failed trials: \`verdict show\` each)`]
+      : []),
+  ];
+}
+
+/** How many failed trials' grading the report shows; `verdict show` has the rest. */
+const GRADED_FAILURES = 50;
 
 function cell(text: string): string {
   return text.replaceAll("|", "\\|").replaceAll("\n", " ");

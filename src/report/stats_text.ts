@@ -67,11 +67,16 @@ export interface RunProgress {
  * assert(text.startsWith("run r1: no trial has finished yet; 2 pending"));
  * ```
  */
-export function statsText(run: string, stats: RunStats, progress?: RunProgress): string {
+export function statsText(
+  run: string,
+  stats: RunStats,
+  progress?: RunProgress,
+  label?: string,
+): string {
   const { overall } = stats;
   const ks = Object.keys(overall.pass_at_k);
   const lines = [
-    headline(run, stats, progress),
+    headline(run, stats, progress, label),
     `  ${ks.map((k) => `pass@${k} ${percent(overall.pass_at_k[k])}`).join("  ")}   ` +
     ks.map((k) => `pass^${k} ${percent(overall.pass_hat_k[k])}`).join("  "),
     `  tokens median ${overall.tokens.median ?? "-"}, p95 ${
@@ -162,10 +167,15 @@ function rewardText(reward: RewardStats): string {
 }
 
 /** Text for several runs: a column per run. */
-export function statsColumnsText(runs: { run: string; stats: RunStats }[]): string {
+export function statsColumnsText(
+  runs: { run: string; stats: RunStats; label?: string }[],
+): string {
   const tasks = [...new Set(runs.flatMap(({ stats }) => stats.tasks.map((task) => task.task!)))]
     .sort();
   const header = ["task", ...runs.map(({ run }) => run)];
+  const labels = runs.some(({ label }) => label !== undefined)
+    ? [["", ...runs.map(({ label }) => label ?? "")]]
+    : [];
   const rows = tasks.map((task) => [
     task,
     ...runs.map(({ stats }) => {
@@ -174,18 +184,25 @@ export function statsColumnsText(runs: { run: string; stats: RunStats }[]): stri
     }),
   ]);
   rows.push(["overall", ...runs.map(({ stats }) => rateWithInterval(stats.overall))]);
-  return columns([header, ...rows]);
+  return columns([header, ...labels, ...rows]);
 }
 
 /** Text for a comparison and, when given, its gate. */
-export function comparisonText(comparison: Comparison, gate?: GateOutcome): string {
+export function comparisonText(
+  comparison: Comparison,
+  gate?: GateOutcome,
+  labels?: { base: string; candidate: string },
+): string {
+  const [base, candidate] = labels === undefined
+    ? [comparison.base, comparison.candidate]
+    : [`${comparison.base} (${labels.base})`, `${comparison.candidate} (${labels.candidate})`];
   const lines: string[] = [];
   if (!comparison.comparable) {
-    lines.push(`runs ${comparison.base} and ${comparison.candidate} are incomparable:`);
+    lines.push(`runs ${base} and ${candidate} are incomparable:`);
     lines.push(...comparison.differences.map((difference) => `  - ${difference}`));
   } else {
     lines.push(
-      `${comparison.base} → ${comparison.candidate}: ${comparison.pairs} paired trials, pass rate ` +
+      `${base} → ${candidate}: ${comparison.pairs} paired trials, pass rate ` +
         `${percent(comparison.base_pass_rate)} → ${percent(comparison.candidate_pass_rate)} ` +
         `(${
           comparison.delta_pp === null
@@ -209,10 +226,16 @@ export function comparisonText(comparison: Comparison, gate?: GateOutcome): stri
   return lines.join("\n") + "\n";
 }
 
-function headline(run: string, { overall }: RunStats, progress?: RunProgress): string {
+function headline(
+  run: string,
+  { overall }: RunStats,
+  progress?: RunProgress,
+  label?: string,
+): string {
   const pending = progress?.pending ?? 0;
+  const name = label === undefined ? run : `${run} (${label})`;
   if (pending === 0) {
-    return `run ${run}: ${overall.passes} of ${overall.n} passed, ${rateWithInterval(overall)}`;
+    return `run ${name}: ${overall.passes} of ${overall.n} passed, ${rateWithInterval(overall)}`;
   }
   const why = progress?.status === "interrupted"
     ? `the run was interrupted ('verdict resume ${run}' finishes it)`
@@ -220,8 +243,8 @@ function headline(run: string, { overall }: RunStats, progress?: RunProgress): s
     ? `the run is still going, or was killed ('verdict resume ${run}' finishes a killed run)`
     : "they have no verdict";
   return overall.n === 0
-    ? `run ${run}: no trial has finished yet; ${pending} pending: ${why}`
-    : `run ${run}: ${overall.passes} of ${overall.n} finished trials passed, ` +
+    ? `run ${name}: no trial has finished yet; ${pending} pending: ${why}`
+    : `run ${name}: ${overall.passes} of ${overall.n} finished trials passed, ` +
       `${rateWithInterval(overall)}; ${pending} more pending: ${why}`;
 }
 

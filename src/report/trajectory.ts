@@ -65,6 +65,7 @@ export function readTrajectory(
     steps: [],
     stop: null,
     verdict: null,
+    grading: null,
     resumed: has(events, EVENT.trialResumed),
     changes: [],
   };
@@ -76,6 +77,17 @@ export function readTrajectory(
   }
   const transcript = last(events, EVENT.agentTranscript);
   if (transcript) trajectory.steps.push(...withTranscript(trajectory.steps, transcript.payload));
+  const result = store.runs.session(session.id)?.result;
+  if (result && (result.success || result.canary || result.checks.length > 0)) {
+    const { checks, requirements, success, canary, reward } = result;
+    trajectory.grading = {
+      checks,
+      requirements,
+      success,
+      canary,
+      ...(reward === undefined ? {} : { reward }),
+    };
+  }
   const staged = first(events, EVENT.workspaceStaged);
   const sealed = last(events, EVENT.endStateSealed);
   if (staged && sealed) {

@@ -5,7 +5,9 @@
  */
 import { formatUsd, usd } from "../core/money.ts";
 import { totalInput } from "../model/model.ts";
+import type { ReportedCheck, ReportedScript } from "../store/trial_record.ts";
 import type { Trajectory } from "./trajectory.ts";
+import type { TrajectoryGrading } from "./trajectory_types.ts";
 
 /**
  * Renders a trajectory for a terminal.
@@ -16,6 +18,7 @@ import type { Trajectory } from "./trajectory.ts";
  * import { trajectoryText } from "./trajectory_text.ts";
  * const text = trajectoryText({
  *   session: "s", task: "t", repeat: 0, instruction: "Do it.", steps: [], stop: null, verdict: null,
+ *   grading: null,
  *   resumed: false, changes: [],
  * });
  * assert(text.startsWith("session s (t#0)"));
@@ -94,7 +97,48 @@ export function trajectoryText(trajectory: Trajectory): string {
       if (change.diff) lines.push(indent(change.diff, "    "));
     }
   }
+  if (trajectory.grading) lines.push("", "grading:", ...gradingLines(trajectory.grading));
   return lines.join("\n") + "\n";
+}
+
+/** The most lines of a grading script's output `show` prints: its end, where the failures are. */
+const OUTPUT_LINES = 20;
+
+// What grading saw: each check and requirement, the success script's run with the end of its
+// output, and the canary's (its output only when it passed, which it must not).
+function gradingLines(grading: TrajectoryGrading): string[] {
+  const lines: string[] = [];
+  for (
+    const [label, checks] of [["check", grading.checks], ["requirement", grading.requirements]]
+  ) {
+    for (const check of checks as ReportedCheck[]) {
+      lines.push(`  ${check.passed ? "held" : "FAILED"}  ${label} ${check.kind}: ${check.detail}`);
+    }
+  }
+  const script = (label: string, run: ReportedScript | null, showOutput: boolean) => {
+    if (run === null) return;
+    const tests = run.tests
+      ? `; tests: ${run.tests.ran} ran, ${run.tests.passed} passed, ${run.tests.failed} failed` +
+        (run.tests.errors > 0 ? `, ${run.tests.errors} errors` : "")
+      : "";
+    const ended = run.timed_out ? "killed at its deadline" : `exit code ${run.exit_code}`;
+    lines.push(`  ${label} ${run.script}: ${ended}${tests}`);
+    if (showOutput && run.output.trim() !== "") {
+      const output = run.output.trimEnd().split("\n");
+      const cut = output.length > OUTPUT_LINES ? output.length - OUTPUT_LINES : 0;
+      if (cut > 0) lines.push(`    ... (${cut} earlier lines)`);
+      lines.push(indent(output.slice(cut).join("\n"), "    "));
+    }
+  };
+  script("success script", grading.success, true);
+  const canaryPassed = grading.canary?.exit_code === 0 && !grading.canary.timed_out;
+  script(
+    canaryPassed ? "canary (it must fail, and passed)" : "canary",
+    grading.canary,
+    canaryPassed,
+  );
+  if (grading.reward !== undefined) lines.push(`  reward ${grading.reward}`);
+  return lines;
 }
 
 function preview(text: string): string {

@@ -7,6 +7,7 @@
  */
 import type { ModelResponse } from "../model/model.ts";
 import type { EVENT, EventPayload } from "../store/event_catalogue.ts";
+import type { TrialRecord } from "../store/trial_record.ts";
 
 /** One tool call in a trajectory. */
 export interface TrajectoryCall {
@@ -61,6 +62,12 @@ export interface TrajectoryChange {
   diff?: string;
 }
 
+/** What grading saw, as the trial's result records it. */
+export type TrajectoryGrading = Pick<
+  TrialRecord,
+  "checks" | "requirements" | "success" | "canary" | "reward"
+>;
+
 /** A trial's trajectory. */
 export interface Trajectory {
   /** The session. */
@@ -77,6 +84,11 @@ export interface Trajectory {
   stop: { reason: string; detail: string | null } | null;
   /** The verdict. */
   verdict: { verdict: string; bucket: string; reason: string } | null;
+  /**
+   * What grading saw: the checks and requirements, and the success and canary scripts' runs with
+   * the end of their output; null before grading (or when the trial never got there).
+   */
+  grading: TrajectoryGrading | null;
   /** Whether the trial was resumed. */
   resumed: boolean;
   /** The workspace changes. */

@@ -56,7 +56,7 @@ Deno.test("tasks export --format harbor writes each task's folder, the same byte
   assert.deepEqual(await listing(join(out, "fix-slugify")), files);
 });
 
-Deno.test("tasks export refuses a missing or unknown --format and a missing --out", async () => {
+Deno.test("tasks export refuses a missing or unknown --format, a missing --out and a file as --out", async () => {
   await using scratch = await scratchDir("tasks-export");
   const out = ["--out", join(scratch.path, "x")];
   const noFormat = await runVerdictInProcess(["tasks", "export", ...out, "tasks/fix-slugify"]);
@@ -81,6 +81,14 @@ Deno.test("tasks export refuses a missing or unknown --format and a missing --ou
   ]);
   assert.equal(noOut.code, 2);
   assert.match(noOut.stderr, /--out DIR is required/);
+  const file = join(scratch.path, "a-file");
+  await Deno.writeTextFile(file, "mine\n");
+  const fileOut = await runVerdictInProcess(
+    ["tasks", "export", "--format", "harbor", "--out", file, "--force", "tasks/fix-slugify"],
+  );
+  assert.equal(fileOut.code, 2, fileOut.stderr);
+  assert.match(fileOut.stderr, /--out \S+a-file is a file, not a folder.*--force replaces task/);
+  assert.equal(await Deno.readTextFile(file), "mine\n");
   const help = await runVerdictInProcess(["--help"]);
   assert.match(help.stdout, /tasks export \[PATH\.\.\.\]/);
 });

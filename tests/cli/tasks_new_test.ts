@@ -73,6 +73,9 @@ Deno.test("tasks new never writes over what exists, and takes the folder from --
   const fileAsDir = await runVerdict(["tasks", "new", "x", "--dir", "tasks/notes"], { cwd });
   assert.equal(fileAsDir.code, 2, fileAsDir.stderr);
   assert.match(fileAsDir.stderr, /--dir tasks\/notes is a file, not a folder/);
+  const long = await runVerdict(["tasks", "new", "a".repeat(300)], { cwd });
+  assert.equal(long.code, 2, long.stderr);
+  assert.match(long.stderr, /NAME, 'a{40}…', is 300 bytes long, .* at most 255\. Fix: choose/);
   assert.deepEqual(await listing(cwd), before);
 
   // A folder outside what verdict may write, named directly or through a link, is refused before

@@ -122,6 +122,19 @@ Deno.test("report.html opens from disk with no network and no console errors, an
     assert.deepEqual(failedLoad.problems, [], "no console errors");
     assert.deepEqual(failedLoad.requests, [], "no network requests");
     await assertSummary(failedPage, await written(faulty));
+    // A failed trial opened shows what grading saw: the success script's run and its output.
+    const failed = (await written(faulty)).trials[0];
+    await failedPage.click(`details[data-session="${failed.session}"] > summary`);
+    const grading = failedPage.locator(`details[data-session="${failed.session}"] .grading`);
+    await grading.waitFor({ state: "visible", timeout: 10_000 });
+    assert.match(
+      (await grading.locator(".script").first().textContent()) ?? "",
+      new RegExp(
+        `^success script ${failed.success!.script}: exit code ${failed.success!.exit_code}`,
+      ),
+    );
+    assert.ok(failed.success!.output.trim() !== "", "the failed trial's test printed something");
+    assert.equal(await grading.locator(".grader-output").textContent(), failed.success!.output);
 
     // The passed run's report, and one of its trials opened.
     const page = await browser.newPage({ viewport: { width: 1200, height: 900 } });

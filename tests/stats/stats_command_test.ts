@@ -71,7 +71,10 @@ Deno.test("verdict stats prints tables and --json with the fields of SPEC sectio
   assert.equal(stats.tasks[0].task, "add");
   assert.equal(stats.overall.pass_rate, 0.75, "a fraction, not percent");
   const text = await runVerdictInProcess(["stats", "aaaa1111aaaa", "--home", home.path]);
-  assert.match(text.stdout, /run aaaa1111aaaa: 3 of 4 passed, 75\.0% \[30\.1%, 95\.4%\]/);
+  assert.match(
+    text.stdout,
+    /run aaaa1111aaaa \(loop, scripted\): 3 of 4 passed, 75\.0% \[30\.1%, 95\.4%\]/,
+  );
   assert.match(text.stdout, /fix +2 +1 +50\.0% \[9\.5%, 90\.5%\].*yes/);
   const both = await runVerdictInProcess([
     "stats",

@@ -14,7 +14,7 @@ Deno.test("stats of an interrupted run says how many trials are pending, in text
   assert.equal(text.code, 0, text.stderr);
   assert.match(
     text.stdout,
-    /^run dddd4444dddd: 1 of 1 finished trials passed, 100\.0% \[20\.7%, 100\.0%\]; 2 more pending: the run was interrupted \('verdict resume dddd4444dddd' finishes it\)$/m,
+    /^run dddd4444dddd \(loop, scripted\): 1 of 1 finished trials passed, 100\.0% \[20\.7%, 100\.0%\]; 2 more pending: the run was interrupted \('verdict resume dddd4444dddd' finishes it\)$/m,
   );
   const json = JSON.parse(
     (await runVerdictInProcess(["stats", "dddd4444dddd", "--json", "--home", home.path])).stdout,
@@ -34,6 +34,6 @@ Deno.test("stats of a run with no finished trial yet does not say '0 of 0 passed
   assert.doesNotMatch(text.stdout, /0 of 0 passed/);
   assert.match(
     text.stdout,
-    /^run eeee5555eeee: no trial has finished yet; 2 pending: the run is still going, or was killed/m,
+    /^run eeee5555eeee \(loop, scripted\): no trial has finished yet; 2 pending: the run is still going, or was killed/m,
   );
 });

@@ -3,6 +3,7 @@
  *
  * @module
  */
+import { runLabel } from "../../report/run_label.ts";
 import { ExitCode } from "../../core/errors.ts";
 import { readInputFile } from "../../core/input_file.ts";
 import { renderComparisonHtml } from "../../report/html.ts";
@@ -46,7 +47,9 @@ export const compareCommand: Command = {
       : undefined;
     const store = openExistingStore(resolveHome(values, io));
     try {
-      const [base, candidate] = positionals.map((id) => comparedRun(store, findRun(store, id)));
+      const [baseRun, candidateRun] = positionals.map((id) => findRun(store, id));
+      const [base, candidate] = [baseRun, candidateRun].map((run) => comparedRun(store, run));
+      const labels = { base: runLabel(baseRun.config), candidate: runLabel(candidateRun.config) };
       const comparison = compareRuns(base, candidate);
       const decision = gate ? decideGate(gate, comparison) : undefined;
       if (typeof values.html === "string") {
@@ -64,7 +67,7 @@ export const compareCommand: Command = {
           JSON.stringify({ ...comparison, ...(decision ? { gate: decision } : {}) }, null, 2) +
             "\n",
         );
-      } else io.out(comparisonText(comparison, decision));
+      } else io.out(comparisonText(comparison, decision, labels));
       return decision && !decision.passed ? ExitCode.no : ExitCode.yes;
     } finally {
       store.close();

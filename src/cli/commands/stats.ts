@@ -3,6 +3,7 @@
  *
  * @module
  */
+import { runLabel } from "../../report/run_label.ts";
 import { ExitCode } from "../../core/errors.ts";
 import { runPromptCache } from "../../eval/run/run_prompt_cache.ts";
 import { statsColumnsText, statsText } from "../../report/stats_text.ts";
@@ -30,6 +31,7 @@ export const statsCommand: Command = {
         const run = findRun(store, id);
         return {
           run: run.id,
+          label: runLabel(run.config),
           stats: runStats(store.runs.trialSummaries(run.id), runPromptCache(store, run)),
           progress: { status: run.status, pending: store.runs.unfinishedCount(run.id) },
         };
@@ -42,10 +44,12 @@ export const statsCommand: Command = {
           tasks: stats.tasks,
         }));
         io.out(JSON.stringify(shaped.length === 1 ? shaped[0] : { runs: shaped }, null, 2) + "\n");
-      } else if (runs.length === 1) io.out(statsText(runs[0].run, runs[0].stats, runs[0].progress));
-      else {
-        for (const { run, stats, progress } of runs) {
-          io.out(statsText(run, stats, progress).split("\n\n")[0] + "\n");
+      } else if (runs.length === 1) {
+        const [{ run, stats, progress, label }] = runs;
+        io.out(statsText(run, stats, progress, label));
+      } else {
+        for (const { run, stats, progress, label } of runs) {
+          io.out(statsText(run, stats, progress, label).split("\n\n")[0] + "\n");
         }
         io.out("\n" + statsColumnsText(runs));
       }

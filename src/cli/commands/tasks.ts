@@ -185,6 +185,7 @@ export const tasksNewCommand: Command = {
     if (problem !== undefined) {
       throw new UsageError(`'${name}' is not a task id: it ${problem}. Fix: ${fixedName(name)}`);
     }
+    requireFolderName(name, "NAME");
     const dir = typeof values.dir === "string" ? values.dir : DEFAULT_TASK_PATHS[0];
     if (dir === "") throw new UsageError("--dir is empty: give a folder, such as --dir tasks");
     if (statOrNull(dir)?.isDirectory === false) {
@@ -273,8 +274,17 @@ export const tasksExportCommand: Command = {
         "--out DIR is required: the folder the tasks are written into (verdict tasks export)",
       );
     }
+    if (statOrNull(out)?.isDirectory === false) {
+      throw new UsageError(
+        `--out ${out} is a file, not a folder: the tasks are written into a folder, one task ` +
+          `folder each. Fix: give a folder (new or existing), not a file${
+            values.force === true ? " (--force replaces task folders, never a file)" : ""
+          }`,
+      );
+    }
     const suite = await loadSuite(taskPaths(positionals));
     const tasks = selectTasks(suite, (values.task as string[] | undefined) ?? []);
+    for (const task of tasks) requireFolderName(task.id, `the id of ${task.dir}`);
     const exports: HarborExport[] = [];
     for (const task of tasks) {
       if (task.harbor) {
@@ -320,4 +330,16 @@ async function isEmptyOrMissing(folder: string): Promise<boolean> {
     if (error instanceof Deno.errors.NotADirectory) return false;
     throw error;
   }
+}
+
+// The longest name a folder may have on the file systems Verdict runs on (NAME_MAX), in bytes.
+const NAME_MAX = 255;
+
+function requireFolderName(name: string, what: string): void {
+  const bytes = new TextEncoder().encode(name).length;
+  if (bytes <= NAME_MAX) return;
+  throw new UsageError(
+    `${what}, '${name.slice(0, 40)}…', is ${bytes} bytes long, and it names a folder, which ` +
+      `holds at most ${NAME_MAX}. Fix: choose a task id of at most ${NAME_MAX} characters`,
+  );
 }

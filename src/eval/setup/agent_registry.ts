@@ -142,6 +142,13 @@ function requireGateway(setup: LoopSetup): NonNullable<LoopSetup["gateway"]> {
   return setup.gateway;
 }
 
+/** An installed agent's settings: the loop's, without the loop's tools (it brings its own). */
+function installedSettings(settings: LoopSettings | null): LoopSettings | null {
+  if (settings === null) return null;
+  const { tools: _loopTools, ...rest } = settings;
+  return rest;
+}
+
 /** How each kit's agent is made, and the provider API it speaks. */
 const KIT_AGENTS = {
   "claude-code": { agent: claudeCodeAgent, speaks: CLAUDE_CODE_API },
@@ -179,7 +186,7 @@ function kitAgentKind(name: string, options: AgentOptions): AgentKind | undefine
       return {
         agent: make.agent(kit, setup.model),
         model: setup.model,
-        settings: setup.settings,
+        settings: installedSettings(setup.settings),
         gateway,
       };
     },
@@ -207,7 +214,7 @@ function cmdAgentKind(name: string, options: AgentOptions): AgentKind {
       return {
         agent,
         model: setup.model,
-        settings: setup.settings,
+        settings: installedSettings(setup.settings),
         gateway: requireGateway(setup),
       };
     },

@@ -49,8 +49,11 @@ export interface LoopSettings {
   prices_sha256: string | null;
   /** `priced`, or `unknown` under `--no-cost`. */
   cost: "priced" | "unknown";
-  /** The tools offered, by name. */
-  tools: string[];
+  /**
+   * The tools Verdict's loop offers, by name; absent for an installed agent, which brings its own
+   * (runs recorded before listed the loop's tools for it too).
+   */
+  tools?: string[];
   /** The replayed record, for a `replay:` model. */
   replay?: ReplaySettings;
   /** The provider options, when any was given (absent otherwise, so run ids stay as they were). */
@@ -63,7 +66,7 @@ const SCHEMA = z.object({
   prices_file: z.string().nullable(),
   prices_sha256: z.string().nullable(),
   cost: z.enum(["priced", "unknown"]),
-  tools: z.array(z.string()),
+  tools: z.array(z.string()).optional(),
   replay: z.object({
     id: z.string(),
     model: z.string(),

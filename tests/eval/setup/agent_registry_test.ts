@@ -110,7 +110,7 @@ Deno.test("building a kit agent with no kit in the state folder says how to fetc
   }
 });
 
-Deno.test("a kit agent is built from its kit, mounted read-only, with the trial's gateway", async () => {
+Deno.test("a kit agent is built from its kit, mounted read-only, with the trial's gateway, its settings without the loop's tools", async () => {
   await using home = await scratchDir("registry_kit");
   const folder = await storeKit(home.path, "claude-code", "2.1.300", "claude");
   const built = await agentKind("claude-code@2.1.300", { home: home.path })
@@ -122,6 +122,12 @@ Deno.test("a kit agent is built from its kit, mounted read-only, with the trial'
   assert(installed);
   assert.deepEqual(installed.mounts, [{ source: folder, target: "/verdict/kit", readOnly: true }]);
   assert.equal(installed.probe?.command, "/verdict/kit/claude --version");
+  // It brings its own tools: the settings list none of the loop's; the loop's do.
+  assert.equal(built.settings?.tools, undefined);
+  const cmd = await agentKind("cmd:./agent.sh", {}).build(loop("scripted", home.path));
+  assert.equal(cmd.settings?.tools, undefined);
+  const own = await agentKind("loop", {}).build(loop("scripted", home.path));
+  assert.ok(own.settings?.tools?.includes("shell"), `${own.settings?.tools}`);
   // The model must speak the CLI's wire format.
   await assert.rejects(
     () =>
