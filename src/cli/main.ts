@@ -16,6 +16,7 @@ import { mergeCommand } from "./commands/merge.ts";
 import { replayCommand } from "./commands/replay.ts";
 import { reportCommand } from "./commands/report.ts";
 import { resumeCommand } from "./commands/resume.ts";
+import { runsCommand } from "./commands/runs.ts";
 import { showCommand } from "./commands/show.ts";
 import { statsCommand } from "./commands/stats.ts";
 import {
@@ -41,6 +42,7 @@ export const COMMANDS: readonly Command[] = [
   statsCommand,
   compareCommand,
   mergeCommand,
+  runsCommand,
   reportCommand,
   showCommand,
   agentsFetchCommand,

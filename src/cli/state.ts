@@ -3,6 +3,8 @@
  *
  * @module
  */
+import { newestFirst } from "../report/run_listing.ts";
+import { runLabel } from "../report/run_label.ts";
 import { join } from "node:path";
 import { UsageError } from "../core/errors.ts";
 import { nearest } from "../core/suggest.ts";
@@ -80,8 +82,11 @@ export function openExistingStore(home: string): Store {
   return openStore(path);
 }
 
+/** The word that names the newest run wherever a run id is asked for. */
+export const LATEST = "latest";
+
 /**
- * A run by id or unique id prefix.
+ * A run by id, unique id prefix, or `latest` (the newest).
  *
  * @throws {UsageError} naming the nearest run id when there is no such run.
  */
@@ -89,6 +94,10 @@ export function findRun(store: Store, id: string): RunRecord {
   const exact = store.runs.get(id);
   if (exact !== undefined) return exact;
   const runs = store.runs.list();
+  if (id === LATEST) {
+    if (runs.length > 0) return newestFirst(runs)[0];
+    throw new UsageError(`no run in ${store.path} yet, so none is the latest: run 'verdict eval'`);
+  }
   const prefixed = runs.filter((run) => run.id.startsWith(id));
   if (prefixed.length === 1) return prefixed[0];
   if (prefixed.length > 1) {
@@ -101,7 +110,9 @@ export function findRun(store: Store, id: string): RunRecord {
     ? `; did you mean ${guess}?`
     : runs.length === 0
     ? "; the state directory has no runs yet"
-    : `; known runs: ${runs.slice(-5).map((run) => run.id).join(", ")}`;
+    : `; the newest: ${
+      newestFirst(runs).slice(0, 5).map((run) => `${run.id} (${runLabel(run.config)})`).join(", ")
+    }${runs.length > 5 ? `; 'verdict runs' lists all ${runs.length}` : ""}`;
   throw new UsageError(`no run '${id}' in ${store.path}${hint}`);
 }
 

@@ -147,7 +147,7 @@ export function readAtif(
  * import { atifTrajectory } from "./atif.ts";
  * const atif = atifTrajectory({
  *   session: "s", task: "t", repeat: 0, instruction: "Fix it.", steps: [], stop: null,
- *   verdict: null, resumed: false, changes: [],
+ *   verdict: null, grading: null, resumed: false, changes: [],
  * }, []);
  * assert.deepEqual(atif.steps, [{ step_id: 1, source: "user", message: "Fix it." }]);
  * ```
