@@ -102,6 +102,7 @@ export async function runInstalled(
     stderr: result.stderr,
     clock_start: clock?.start.toISOString() ?? null,
     replay_masks: [...run.replayMasks],
+    instruction: context.task.instruction,
   })]);
   const unstartable = startFailure(result);
   if (unstartable !== undefined) {

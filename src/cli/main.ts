@@ -10,6 +10,7 @@ import { nearest } from "../core/suggest.ts";
 import { VERSION } from "../core/version.ts";
 import type { Command, CommandContext, OptionSpec, OptionValues } from "./command.ts";
 import { agentsFetchCommand, agentsImportCommand, agentsListCommand } from "./commands/agents.ts";
+import { cleanCommand } from "./commands/clean.ts";
 import { compareCommand } from "./commands/compare.ts";
 import { evalCommand } from "./commands/eval.ts";
 import { mergeCommand } from "./commands/merge.ts";
@@ -43,6 +44,7 @@ export const COMMANDS: readonly Command[] = [
   compareCommand,
   mergeCommand,
   runsCommand,
+  cleanCommand,
   reportCommand,
   showCommand,
   agentsFetchCommand,

@@ -1,6 +1,7 @@
 /**
  * Progress of a run: on a terminal, one status line redrawn in place (trials done of total,
- * passed and failed so far, elapsed); otherwise one plain line per finished trial.
+ * passed and failed so far, elapsed, the time left at the pace so far, the trials running), with
+ * each failure printed above it as it happens; otherwise one plain line per finished trial.
  *
  * @module
  */
@@ -42,14 +43,28 @@ export function progressDisplay(
   let passed = 0;
   let failed = 0;
   let total = 0;
-  const elapsed = () => {
-    const seconds = Math.floor((clock.monotonic() - started) / 1000);
+  const running: string[] = [];
+  const clockText = (ms: number) => {
+    const seconds = Math.floor(ms / 1000);
     return `${String(Math.floor(seconds / 60)).padStart(2, "0")}:${
       String(seconds % 60).padStart(2, "0")
     }`;
   };
-  const status = (done: number) =>
-    `[${done}/${total}] ${passed} passed, ${failed} failed · ${elapsed()}`;
+  const status = (done: number) => {
+    const spent = clock.monotonic() - started;
+    const left = done === 0 || done >= total
+      ? ""
+      : ` · ${clockText(spent / done * (total - done))} left`;
+    const names = running.length === 0
+      ? ""
+      : ` · running ${running.slice(0, 3).join(", ")}${
+        running.length > 3 ? ` +${running.length - 3}` : ""
+      }`;
+    return `[${done}/${total}] ${passed} passed, ${failed} failed · ${
+      clockText(spent)
+    }${left}${names}`;
+  };
+  let done = 0;
   return {
     runStarted(run: RunRecord, config: RunConfig, trials: number, cleanedUp: string[]) {
       started = clock.monotonic();
@@ -66,19 +81,25 @@ export function progressDisplay(
       }
       if (terminal) write(status(0));
     },
-    trialFinished(trial: TrialRecord, done: number) {
+    trialStarted(task: string, repeat: number) {
+      running.push(`${task}#${repeat}`);
+      if (terminal) write(`\r\x1b[K${status(done)}`);
+    },
+    trialFinished(trial: TrialRecord, finished: number) {
+      done = finished;
+      const name = `${trial.task}#${trial.repeat}`;
+      if (running.includes(name)) running.splice(running.indexOf(name), 1);
       if (trial.verdict === "pass") passed++;
       else failed++;
-      if (terminal) {
-        write(`\r\x1b[K${status(done)}`);
-        return;
-      }
-      const outcome = trial.verdict === "pass" ? "pass" : `fail (${trial.bucket}: ${trial.reason})`;
-      write(
-        `[${done}/${total}] ${trial.task}#${trial.repeat} ${outcome} ${
-          (trial.duration_ms / 1000).toFixed(1)
-        }s\n`,
-      );
+      const outcome = trial.verdict === "pass"
+        ? "pass"
+        : `fail (${trial.bucket}: ${trial.reason.split("\n")[0]})`;
+      const line = `[${done}/${total}] ${name} ${outcome} ${
+        (trial.duration_ms / 1000).toFixed(1)
+      }s`;
+      if (!terminal) write(`${line}\n`);
+      // On a terminal, a failure is printed above the status line as it happens.
+      else write(`\r\x1b[K${trial.verdict === "pass" ? "" : `${line}\n`}${status(done)}`);
     },
     done() {
       if (terminal && total > 0) write("\n");

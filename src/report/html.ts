@@ -152,6 +152,12 @@ const trajectoryView = (t) => {
     }
     body.append(section);
   }
+  if (t.agentRun) {
+    const run = t.agentRun;
+    body.append(el("h4", {}, "Agent's command"), el("p", { class: "agent-run" }, el("code", {}, run.command), " " + (run.timed_out ? "killed at the task's deadline" : "exit code " + run.exit_code)));
+    if (run.stdout.trim() !== "") body.append(el("p", { class: "meta" }, "stdout"), el("pre", { class: "agent-stdout" }, run.stdout));
+    if (run.stderr.trim() !== "") body.append(el("p", { class: "meta" }, "stderr"), el("pre", { class: "agent-stderr" }, run.stderr));
+  }
   if (t.stop) body.append(el("p", { class: "meta" }, "stopped: " + t.stop.reason + (t.stop.detail ? " (" + t.stop.detail + ")" : "") + (t.resumed ? "; resumed after an interruption" : "")));
   if (t.changes.length > 0) {
     body.append(el("h4", {}, "Changes to the workspace"));

@@ -72,6 +72,11 @@ export function readTrajectory(
   const read = eventReader(store, trajectory);
   for (const stored of events) read(readEvent(stored));
   const ran = last(events, EVENT.agentCmd)?.payload;
+  if (ran !== undefined) {
+    const { command, exit_code, timed_out, stdout, stderr } = ran;
+    trajectory.agentRun = { command, exit_code, timed_out, stdout, stderr };
+    trajectory.instruction ??= ran.instruction ?? null;
+  }
   if (ran?.replay_masks !== undefined) {
     trajectory.replay = { clockStart: ran.clock_start ?? null, masks: ran.replay_masks };
   }

@@ -86,6 +86,7 @@ export function trajectoryText(trajectory: Trajectory): string {
       }
     }
   }
+  if (trajectory.agentRun) lines.push("", ...agentRunLines(trajectory.agentRun));
   if (trajectory.changes.length > 0) {
     lines.push("", "changes to the workspace:");
     for (const change of trajectory.changes) {
@@ -103,6 +104,27 @@ export function trajectoryText(trajectory: Trajectory): string {
 
 /** The most lines of a grading script's output `show` prints: its end, where the failures are. */
 const OUTPUT_LINES = 20;
+
+// An installed agent's command, how it ended, and the end of what it printed.
+function agentRunLines(run: NonNullable<Trajectory["agentRun"]>): string[] {
+  const ended = run.timed_out ? "killed at the task's deadline" : `exit code ${run.exit_code}`;
+  const lines = [`agent command: ${run.command} (${ended})`];
+  for (const [name, text] of [["stdout", run.stdout], ["stderr", run.stderr]]) {
+    if (text.trim() === "") continue;
+    lines.push(`  ${name}:`, ...tail(text, "    "));
+  }
+  return lines;
+}
+
+// The last OUTPUT_LINES lines of `text`, indented, after a line counting the ones left out.
+function tail(text: string, prefix: string): string[] {
+  const all = text.trimEnd().split("\n");
+  const cut = Math.max(0, all.length - OUTPUT_LINES);
+  return [
+    ...(cut > 0 ? [`${prefix}... (${cut} earlier lines)`] : []),
+    indent(all.slice(cut).join("\n"), prefix),
+  ];
+}
 
 // What grading saw: each check and requirement, the success script's run with the end of its
 // output, and the canary's (its output only when it passed, which it must not).
@@ -123,12 +145,7 @@ function gradingLines(grading: TrajectoryGrading): string[] {
       : "";
     const ended = run.timed_out ? "killed at its deadline" : `exit code ${run.exit_code}`;
     lines.push(`  ${label} ${run.script}: ${ended}${tests}`);
-    if (showOutput && run.output.trim() !== "") {
-      const output = run.output.trimEnd().split("\n");
-      const cut = output.length > OUTPUT_LINES ? output.length - OUTPUT_LINES : 0;
-      if (cut > 0) lines.push(`    ... (${cut} earlier lines)`);
-      lines.push(indent(output.slice(cut).join("\n"), "    "));
-    }
+    if (showOutput && run.output.trim() !== "") lines.push(...tail(run.output, "    "));
   };
   script("success script", grading.success, true);
   const canaryPassed = grading.canary?.exit_code === 0 && !grading.canary.timed_out;

@@ -89,6 +89,17 @@ export interface Trajectory {
    * the end of their output; null before grading (or when the trial never got there).
    */
   grading: TrajectoryGrading | null;
+  /**
+   * An installed agent's command and what it printed (head and tail when long); absent for the
+   * loop, oracle and nop.
+   */
+  agentRun?: {
+    command: string;
+    exit_code: number;
+    timed_out: boolean;
+    stdout: string;
+    stderr: string;
+  };
   /** Whether the trial was resumed. */
   resumed: boolean;
   /** The workspace changes. */

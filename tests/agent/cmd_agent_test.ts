@@ -71,6 +71,7 @@ Deno.test("cmd:COMMAND runs its command with the instruction in a file, and reco
       stderr: "",
       clock_start: null,
       replay_masks: [...ALL_REPLAY_MASKS],
+      instruction: task.instruction,
     },
   }]);
   assert.equal(outcome.stopReason, "completed");

@@ -1,5 +1,10 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
+import { memoryIo } from "../../src/cli/io.ts";
+import { progressDisplay } from "../../src/cli/progress.ts";
+import { LogicalClock } from "../../src/core/clock.ts";
+import { runConfig } from "../../src/eval/setup/run_identity.ts";
+import type { TrialRecord } from "../../src/store/trial_record.ts";
 import { requireDocker } from "../_docker.ts";
 import { PROJECT_ROOT, runVerdict, scratchDir } from "../_verdict.ts";
 
@@ -48,4 +53,54 @@ Deno.test("on a terminal, progress is one status line redrawn in place; elsewher
   assert.match(piped.stdout, /^\[1\/2\] trivial#\d pass \d+\.\ds$/m);
   assert.match(piped.stdout, /^\[2\/2\] trivial#\d pass \d+\.\ds$/m);
   assert.ok(!piped.stdout.includes("\x1b["), "no escape codes when stdout is not a terminal");
+});
+
+Deno.test("on a terminal the status line names the running trials and the time left, and a failure is printed as it happens", async () => {
+  const io = memoryIo();
+  const clock = new LogicalClock({ tick: 0 });
+  const progress = progressDisplay(io.out, true, clock);
+  const config = {
+    suite_digest: "d",
+    tasks: ["a", "b"],
+    repeat: 2,
+    agent: "nop",
+    model: null,
+    settings: null,
+    seed: 0,
+    harness_version: "0.1.0",
+    attempt: 1,
+    concurrency: 2,
+    paths: ["tasks"],
+    task_dirs: { a: "tasks/a", b: "tasks/b" },
+    categories: { a: "bugfix", b: "bugfix" },
+  };
+  const run = { id: "abc", config, createdAt: 0, status: "running" as const };
+  const trial = (task: string, repeat: number, verdict: "pass" | "fail") =>
+    ({
+      task,
+      repeat,
+      verdict,
+      bucket: verdict === "pass" ? "pass" : "agent_failure",
+      reason: verdict === "pass" ? "tests passed" : "tests failed (tests/test.sh exited 1)\nmore",
+      duration_ms: 10_000,
+    }) as unknown as TrialRecord;
+  progress.runStarted(run, runConfig(run), 4, []);
+  progress.trialStarted!("a", 0);
+  progress.trialStarted!("a", 1);
+  await clock.sleep(10_000);
+  progress.trialFinished(trial("a", 0, "fail"), 1, 4);
+  const screen = io.stdout();
+  assert.ok(screen.includes("\r\x1b[K[0/4] 0 passed, 0 failed · 00:00 · running a#0, a#1"), screen);
+  assert.ok(
+    screen.endsWith(
+      "\r\x1b[K[1/4] a#0 fail (agent_failure: tests failed (tests/test.sh exited 1)) 10.0s\n" +
+        "[1/4] 0 passed, 1 failed · 00:10 · 00:30 left · running a#1",
+    ),
+    JSON.stringify(screen),
+  );
+  progress.trialStarted!("b", 0);
+  progress.trialFinished(trial("a", 1, "pass"), 2, 4);
+  assert.ok(
+    io.stdout().endsWith("\r\x1b[K[2/4] 1 passed, 1 failed · 00:10 · 00:10 left · running b#0"),
+  );
 });

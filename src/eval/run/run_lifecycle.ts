@@ -51,6 +51,8 @@ import { installedAgent } from "../../agent/cmd_agent.ts";
 export interface Progress {
   /** The run exists and its folder is made; `config` is its configuration, parsed. */
   runStarted(run: RunRecord, config: RunConfig, trials: number, cleanedUp: string[]): void;
+  /** A trial began (or went on, when resumed). */
+  trialStarted?(task: string, repeat: number): void;
   /** A trial got its verdict. */
   trialFinished(trial: TrialRecord, done: number, total: number): void;
 }
@@ -287,6 +289,7 @@ export async function runPool(
       warm?.ahead(index);
       try {
         const from = await resumeFor?.(plan) ?? FROM_THE_BEGINNING;
+        deps.progress.trialStarted?.(plan.staged.task.id, plan.repeat);
         const { record, cleanup } = await runTrial(plan, {
           store,
           sandbox: deps.sandbox,

@@ -138,6 +138,8 @@ export const AGENT_EVENTS = {
     clock_start: z.string().nullable().optional(),
     /** The named masks a replay of its model calls applies (see `REPLAY_MASKS`). */
     replay_masks: z.array(z.string()).optional(),
+    /** The task's instruction as the agent got it (absent in records made before it was kept). */
+    instruction: z.string().optional(),
   }).describe("An installed agent's command ran to its end."),
 
   "agent.transcript": z.object({

@@ -68,12 +68,21 @@ Deno.test("a Python agent of its own, from a locked-down folder it cannot change
 
   const session = trial.session;
   await t.step(
-    "the model turns read back: each answer's text and the agent's tool calls",
+    "the model turns read back: the instruction, each answer's text, the agent's tool calls and its command",
     async () => {
       const shown = await runVerdictInProcess(["show", session, "--home", home.path]);
       assert.equal(shown.code, 0, shown.stderr);
       assert.match(shown.stdout, /step 1 \(\d+ in, \d+ out, \$[\d.]+\): chat_completions call/);
       assert.match(shown.stdout, /→ write_file \{"path":"textkit\/slug\.py".*\[run by the agent\]/);
+      // The instruction it got, and its command with how it ended.
+      assert.ok(
+        shown.stdout.includes("\ntask:\n  # Bug: `slugify()` produces broken URL slugs\n"),
+        shown.stdout,
+      );
+      assert.ok(
+        shown.stdout.includes(`\nagent command: ${AGENT.slice("cmd:".length)} (exit code 0)\n`),
+        shown.stdout,
+      );
     },
   );
 
