@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { dirname, join } from "node:path";
-import { PROJECT_ROOT } from "../_verdict.ts";
+import { copyTree, PROJECT_ROOT } from "../_verdict.ts";
 import { minimalTask, writeFiles } from "../task/_task_fixture.ts";
 
 interface PermissionSet {
@@ -16,34 +16,43 @@ const CONFIG = JSON.parse(Deno.readTextFileSync(join(PROJECT_ROOT, "deno.json"))
   permissions: { verdict: PermissionSet };
 };
 
-// The permission flags a task's command line gives, sorted.
-function permissionFlags(task: string): string[] {
-  const words = CONFIG.tasks[task].split(" ");
+// The permission flags of a command line, sorted.
+function permissionFlags(line: string): string[] {
+  const words = line.split(" ");
   return words.filter((word) => /^(--allow-|--deny-|-A$|-P|--permission-set)/.test(word)).sort();
 }
 
-Deno.test("install, compile and permissions.verdict grant the same scope, relative to where verdict runs; the installed command also your key folder", () => {
+// The flags of the `verdict` permission set, with extra folders to read and write.
+function verdictFlags(extraFolders: string[]): string[] {
   const set = CONFIG.permissions.verdict;
-  const flags = (keyFolder: string[]) =>
-    [
-      `--allow-read=${[...set.read, ...keyFolder].join(",")}`,
-      `--allow-write=${[...set.write, ...keyFolder].join(",")}`,
-      `--allow-run=${set.run.join(",")}`,
-      `--allow-env=${set.env.join(",")}`,
-      ...(set.net === true ? ["--allow-net"] : []),
-    ].sort();
-  const expected = { install: flags(["$HOME/.config/verdict"]), compile: flags([]) };
-  for (const task of ["install", "compile"] as const) {
-    assert.deepEqual(permissionFlags(task), expected[task], `deno task ${task}`);
-    assert(
-      CONFIG.tasks[task].split(" ").includes("--no-prompt"),
-      `deno task ${task} never prompts`,
-    );
-  }
+  return [
+    `--allow-read=${[...set.read, ...extraFolders].join(",")}`,
+    `--allow-write=${[...set.write, ...extraFolders].join(",")}`,
+    `--allow-run=${set.run.join(",")}`,
+    `--allow-env=${set.env.join(",")}`,
+    ...(set.net === true ? ["--allow-net"] : []),
+  ].sort();
+}
+
+Deno.test("compile and permissions.verdict grant the same scope, relative to where verdict runs", () => {
+  const set = CONFIG.permissions.verdict;
+  assert.deepEqual(permissionFlags(CONFIG.tasks.compile), verdictFlags([]), "deno task compile");
+  assert(CONFIG.tasks.compile.split(" ").includes("--no-prompt"), "compile never prompts");
   assert.deepEqual(set.read, [".", "/tmp/verdict-gateway"], "reads: the folder it runs from");
   assert.deepEqual(set.write, [".", "/tmp/verdict-gateway"], "writes: the folder it runs from");
   assert.deepEqual(set.run, ["docker"]);
 });
+
+/** What `deno task install` needs of a checkout, copied to `to`. */
+async function checkoutCopy(to: string): Promise<void> {
+  const files = ["cli.ts", "mod.ts", "agents.ts", "records.ts", "sandbox.ts", "task_format.ts"]
+    .concat(["testing.ts", "deno.json", "deno.lock", "src", "scripts/install.sh"])
+    .concat(["scripts/install.ts"]);
+  for (const file of files) {
+    await Deno.mkdir(dirname(join(to, file)), { recursive: true });
+    await copyTree(join(PROJECT_ROOT, file), join(to, file));
+  }
+}
 
 // The environment of a user's shell, reduced to what these commands need; the user's home is
 // `home` (Deno's cache stays the real one).
@@ -103,18 +112,28 @@ async function signedWithYourKey(
   assert.ok(exposed.stderr.includes(`Fix: chmod 600 ${file}`), exposed.stderr);
 }
 
-Deno.test("deno task install: a verdict command that works in another folder and refuses paths outside it", async () => {
+Deno.test("deno task install: a verdict command that stands alone (its checkout moved), works in another folder and refuses paths outside it", async () => {
   const root = await Deno.makeTempDir({ prefix: "verdict-install-root-" });
   const project = await Deno.realPath(await Deno.makeTempDir({ prefix: "verdict-project-" }));
   const lockBefore = await Deno.readTextFile(join(PROJECT_ROOT, "deno.lock"));
   try {
     const home = join(root, "home");
     const env = userEnv(root, home);
-    const installed = await run("deno", ["task", "--quiet", "install"], PROJECT_ROOT, env);
+    // Installed from a checkout that is then moved: the command keeps working.
+    const checkout = join(root, "checkout");
+    await checkoutCopy(checkout);
+    const installed = await run("deno", ["task", "--quiet", "install"], checkout, env);
     assert.equal(installed.code, 0, installed.stderr);
+    assert.match(installed.stdout, /installed verdict \S+ from \S+\/share\/verdict\/\S+\n/);
+    await Deno.rename(checkout, join(root, "checkout-moved"));
     const command = join(root, "bin", "verdict");
     assert((await Deno.stat(command)).isFile, "installed into $DENO_INSTALL_ROOT/bin");
     assert.equal(await Deno.readTextFile(join(PROJECT_ROOT, "deno.lock")), lockBefore);
+    const shim = await Deno.readTextFile(command);
+    assert.ok(!shim.includes(checkout + "/"), `the command does not run the checkout: ${shim}`);
+    const line = shim.split("\n").find((text) => text.startsWith("exec deno run "))!;
+    assert.deepEqual(permissionFlags(line), verdictFlags([join(home, ".config", "verdict")]));
+    assert.ok(line.split(" ").includes("--no-prompt"), "the command never prompts");
 
     await writeFiles(join(project, "tasks", "say-yes"), minimalTask("say-yes"));
     const verdict = (...args: string[]) => run("sh", [command, ...args], project, env);
