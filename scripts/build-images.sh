@@ -111,6 +111,11 @@ file_is_static() {
 
 build_python() {
   need_package debootstrap debootstrap
+  # Debian's archive keys: Debian has them, an Ubuntu machine (a GitHub runner) needs the package,
+  # or debootstrap cannot check bookworm's Release file.
+  if [ ! -f /usr/share/keyrings/debian-archive-keyring.gpg ]; then
+    need_package /nonexistent debian-archive-keyring
+  fi
   if [ "$(id -u)" != 0 ]; then
     log "debootstrap needs root: run this script as root (sudo)"
     exit 3
