@@ -1,7 +1,13 @@
 import assert from "node:assert/strict";
 import { formatUsd, usd } from "../../src/core/money.ts";
 import { join } from "node:path";
+import { MemorySandbox } from "../../src/engine/memory_sandbox.ts";
+import { runEval } from "../../src/eval/run/run_eval.ts";
+import { renderHtml } from "../../src/report/html.ts";
 import type { Results } from "../../src/report/results.ts";
+import { readTrajectory } from "../../src/report/trajectory.ts";
+import { runStats } from "../../src/stats/run_stats.ts";
+import { openStore } from "../../src/store/store.ts";
 import { requireDocker } from "../_docker.ts";
 import { ARTIFACTS, runVerdict, scratchDir } from "../_verdict.ts";
 import { runVerdictInProcess } from "../cli/_in_process.ts";
@@ -165,6 +171,50 @@ Deno.test("report.html opens from disk with no network and no console errors, an
     assert.equal(await tab.locator(".side.flip").first().locator(":scope > div").count(), 2);
     assert.match((await tab.textContent("#comparison")) ?? "", /b 2, c 0/);
     assert.deepEqual(tabProblems, []);
+  } finally {
+    await browser.close();
+  }
+});
+
+Deno.test("report.html shows an installed agent's command, how it ended and what it printed, as text", async () => {
+  await using dir = await scratchDir("html-agent-run");
+  const sandbox = new MemorySandbox({
+    exec: ({ script }) => ({ exitCode: script.includes("tests/test.sh") ? 1 : 0 }),
+  });
+  const { run, results } = await runEval(
+    { paths: ["tasks/fix-slugify"], agent: "nop", home: dir.path },
+    { sandbox },
+  );
+  const store = openStore(join(dir.path, "verdict.db"));
+  const trial = results.trials[0];
+  const trajectory = {
+    ...readTrajectory(store, { id: trial.session, task: trial.task, repeat: trial.repeat }),
+    agentRun: {
+      command: "python3 /verdict/agent/agent.py",
+      exit_code: 3,
+      timed_out: false,
+      stdout: "step 1\n<script>document.title = 'owned'</script>\n",
+      stderr: "Traceback: boom\n",
+    },
+  };
+  store.close();
+  const runDir = join(dir.path, "runs", run.id);
+  await Deno.writeTextFile(
+    join(runDir, "report.html"),
+    renderHtml(results, runStats(results.trials), [trajectory]),
+  );
+  const browser = await launch();
+  try {
+    const page = await browser.newPage();
+    const { problems, requests } = await openReport(page, runDir);
+    await page.click(`details[data-session="${trial.session}"] > summary`);
+    const agentRun = page.locator(`details[data-session="${trial.session}"] .agent-run`);
+    await agentRun.waitFor({ state: "visible", timeout: 10_000 });
+    assert.equal(await agentRun.textContent(), "python3 /verdict/agent/agent.py exit code 3");
+    assert.equal(await page.textContent(".agent-stdout"), trajectory.agentRun.stdout);
+    assert.equal(await page.textContent(".agent-stderr"), "Traceback: boom\n");
+    assert.notEqual(await page.title(), "owned", "recorded output is text, never markup");
+    assert.deepEqual([problems, requests], [[], []]);
   } finally {
     await browser.close();
   }
