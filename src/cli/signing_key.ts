@@ -54,10 +54,28 @@ export async function signingKeyFor(io: Io): Promise<SigningKey | undefined> {
   if (!read && !write) return undefined;
   const file = join(folder, "signing-key");
   if (!read) throw unreachable(folder, file, "--allow-read");
+  requirePrivateFolder(folder);
   const existing = readKeyFile(file);
   if (existing !== undefined) return await parsedKey(existing, file);
   if (!write) throw unreachable(folder, file, "--allow-write");
   return await createKeyFile(io, folder, file);
+}
+
+// A folder others may write lets them put their key in place of yours.
+function requirePrivateFolder(folder: string): void {
+  let mode: number | null;
+  try {
+    mode = Deno.statSync(folder).mode;
+  } catch (error) {
+    if (error instanceof Deno.errors.NotFound) return;
+    throw error;
+  }
+  if (mode === null || (mode & 0o022) === 0) return;
+  throw new UsageError(
+    `your signing key's folder ${folder} can be written by other users (mode ${
+      (mode & 0o777).toString(8)
+    }): whoever writes it can replace your key. Fix: chmod 700 ${folder}`,
+  );
 }
 
 // The key file's text; undefined when there is none yet.
@@ -102,7 +120,14 @@ async function createKeyFile(io: Io, folder: string, file: string): Promise<Sign
   const staged = Deno.makeTempFileSync({ dir: folder, prefix: ".signing-key-" });
   try {
     Deno.chmodSync(staged, 0o600);
-    Deno.writeTextFileSync(staged, text);
+    // On disk before it is linked into place: a crash never leaves an empty key.
+    const handle = Deno.openSync(staged, { write: true });
+    try {
+      handle.writeSync(new TextEncoder().encode(text));
+      handle.syncSync();
+    } finally {
+      handle.close();
+    }
     Deno.linkSync(staged, file);
   } catch (error) {
     if (error instanceof Deno.errors.AlreadyExists) {

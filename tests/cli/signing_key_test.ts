@@ -57,7 +57,7 @@ Deno.test("permissions that do not name your key folder sign nothing; ones that 
   assert.throws(() => Deno.statSync(folder), Deno.errors.NotFound);
 });
 
-Deno.test("a key file that is not a key, or that others can read, is refused naming the file", async () => {
+Deno.test("a key file that is not a key, that others can read, or in a folder others can write, is refused naming it", async () => {
   await using home = await scratchDir("key-bad");
   const folder = join(home.path, ".config", "verdict");
   const file = join(folder, "signing-key");
@@ -71,6 +71,14 @@ Deno.test("a key file that is not a key, or that others can read, is refused nam
   Deno.writeTextFileSync(file, SEED);
   Deno.chmodSync(file, 0o640);
   await assert.rejects(() => signingKeyFor(io), /can be read by other users \(mode 640\)/);
+  Deno.chmodSync(file, 0o600);
+  Deno.chmodSync(folder, 0o777);
+  await assert.rejects(
+    () => signingKeyFor(io),
+    new RegExp(`${folder} can be written by other users \\(mode 777\\).*chmod 700`),
+  );
+  Deno.chmodSync(folder, 0o700);
+  assert.ok(await signingKeyFor(io), "a private folder and file: the key is used");
 });
 
 Deno.test("the CLI under permissions that read your key folder but may not write it: exit 2 naming --allow-write, before anything runs", async () => {
