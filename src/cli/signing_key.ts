@@ -141,7 +141,7 @@ async function createKeyFile(io: Io, folder: string, file: string): Promise<Sign
   io.err(
     `verdict: made your signing key ${file} (${keyFingerprint(key.publicKey)}, public key ` +
       `${key.publicKey}); runs you record are signed with it. Keep it private; whoever checks ` +
-      `your runs uses 'verdict verify RUN --key ${key.publicKey}'\n`,
+      `your runs uses 'verdict verify RUN --key=${key.publicKey}'\n`,
   );
   return key;
 }

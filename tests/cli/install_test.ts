@@ -103,7 +103,8 @@ async function signedWithYourKey(
   assert.equal((await Deno.stat(file)).mode! & 0o777, 0o600);
   assert.equal((await Deno.stat(dirname(file))).mode! & 0o777, 0o700);
   const [id] = [...Deno.readDirSync(join(project, ".verdict", "runs"))].map((entry) => entry.name);
-  const verified = await verdict("verify", id, "--key", publicKey);
+  // `--key=` form: a base64url key may begin with "-", which would read as a flag.
+  const verified = await verdict("verify", id, `--key=${publicKey}`);
   assert.equal(verified.code, 0, verified.stdout + verified.stderr);
   assert.match(verified.stdout, new RegExp(`intact: .*; signed by ${fingerprint}`));
   await Deno.chmod(file, 0o644);
