@@ -62,6 +62,11 @@ export const LAYERS: LayerTable = {
   /** Runs: eval, resume, merge, tasks check, locks and ownership. */
   "eval/run": 8,
   /**
+   * `verdict view`: the local web viewer over a state folder's records (read-only), and its
+   * static bundle.
+   */
+  view: 6,
+  /**
    * The library's functions over a state folder's recorded runs, by run id: resume, replay,
    * verify, stats, compare, report.
    */

@@ -27,6 +27,7 @@ import {
   tasksNewCommand,
 } from "./commands/tasks.ts";
 import { verifyCommand } from "./commands/verify.ts";
+import { viewCommand } from "./commands/view.ts";
 import type { Io } from "./io.ts";
 import { checkPathAccess, notPermittedMessage } from "./path_access.ts";
 
@@ -47,6 +48,7 @@ export const COMMANDS: readonly Command[] = [
   cleanCommand,
   reportCommand,
   showCommand,
+  viewCommand,
   agentsFetchCommand,
   agentsImportCommand,
   agentsListCommand,

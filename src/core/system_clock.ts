@@ -1,6 +1,7 @@
 /**
- * The real clock. This is the only module under `src/` the determinism lint lets read the wall
- * clock or a high-resolution timer; everything else receives a {@linkcode Clock}.
+ * The real clock, and the platform's entropy for secrets. This is the only module under `src/` the
+ * determinism lint lets read the wall clock, a high-resolution timer or entropy; everything else
+ * receives a {@linkcode Clock} (and a seeded RNG).
  *
  * @module
  */
@@ -35,3 +36,23 @@ export const systemClock: Clock = {
       signal?.addEventListener("abort", onAbort, { once: true });
     }),
 };
+
+/**
+ * A fresh secret from the platform's entropy, as 43 base64url characters (256 bits): for a token
+ * that guards a local server, never for anything recorded.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { systemSecret } from "./system_clock.ts";
+ * assert.match(systemSecret(), /^[A-Za-z0-9_-]{43}$/);
+ * assert.notEqual(systemSecret(), systemSecret());
+ * ```
+ */
+export function systemSecret(): string {
+  const bytes = crypto.getRandomValues(new Uint8Array(32));
+  return btoa(String.fromCharCode(...bytes)).replace(/\+/g, "-").replace(/\//g, "_").replace(
+    /=+$/,
+    "",
+  );
+}

@@ -248,3 +248,41 @@ function requireForeignKeysHold(db: DatabaseSync, path: string, migration: Migra
       `nothing was changed. Run 'verdict verify' to see which`,
   );
 }
+
+/**
+ * Refuses a database not at {@linkcode LATEST_SCHEMA_VERSION}, for a connection that may not
+ * migrate it (read-only).
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { DatabaseSync } from "node:sqlite";
+ * import { migrate, requireLatestSchema } from "./migrations.ts";
+ * const db = new DatabaseSync(":memory:");
+ * migrate(db, ":memory:");
+ * requireLatestSchema(db, ":memory:");
+ * assert.throws(() => requireLatestSchema(new DatabaseSync(":memory:"), "x.db"));
+ * ```
+ * @throws {InputError} naming the file and the versions when it is older or newer.
+ */
+export function requireLatestSchema(db: DatabaseSync, path: string): void {
+  const hasTable = db.prepare(
+    "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'",
+  ).get() !== undefined;
+  const row = hasTable
+    ? db.prepare("SELECT MAX(version) AS version FROM schema_migrations").get() as {
+      version: number | null;
+    }
+    : { version: null };
+  const current = row.version ?? 0;
+  if (current === LATEST_SCHEMA_VERSION) return;
+  throw new InputError({
+    file: path,
+    field: "schema_migrations",
+    problem: `the database is at schema version ${current}; read-only, this Verdict reads only ` +
+      `version ${LATEST_SCHEMA_VERSION}`,
+    fix: current < LATEST_SCHEMA_VERSION
+      ? "run any verdict command that records (such as 'verdict runs') once to upgrade it"
+      : "run a newer verdict",
+  });
+}

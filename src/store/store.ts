@@ -10,7 +10,7 @@ import { ShardSignatureTable } from "./shard_signatures.ts";
 import { BlobStore } from "./blob_store.ts";
 import { checkDatabaseFile, checkStoreTables, guardDatabase } from "./damaged_store.ts";
 import { EventLog } from "./event_log.ts";
-import { migrate } from "./migrations.ts";
+import { migrate, requireLatestSchema } from "./migrations.ts";
 import { RunTable } from "./run_table.ts";
 import { transaction } from "./transaction.ts";
 
@@ -50,6 +50,9 @@ export interface Store {
  * assert(store.runs.list().length === 0);
  * store.close();
  * ```
+ * With `readOnly`, nothing is ever written (not even a migration): the database must already be
+ * at the latest schema, and every write throws.
+ *
  * A damaged file is reported as a `DamagedStoreError` (exit 1) when it is opened and by every query
  * that meets the damage later.
  *
@@ -57,17 +60,21 @@ export interface Store {
  * @throws {DamagedStoreError} when the file is damaged, a folder, or missing or empty beside the run
  * folders it should record (exit 1).
  */
-export function openStore(path: string): Store {
+export function openStore(path: string, options: { readOnly?: boolean } = {}): Store {
   if (path !== ":memory:") checkDatabaseFile(path);
-  const db = guardDatabase(new DatabaseSync(path), path);
+  const readOnly = options.readOnly === true;
+  const db = guardDatabase(new DatabaseSync(path, { readOnly }), path);
   try {
     db.exec("PRAGMA busy_timeout = 10000");
-    db.exec("PRAGMA journal_mode = WAL");
-    db.exec("PRAGMA synchronous = NORMAL");
-    db.exec("PRAGMA wal_autocheckpoint = 8192");
+    if (!readOnly) {
+      db.exec("PRAGMA journal_mode = WAL");
+      db.exec("PRAGMA synchronous = NORMAL");
+      db.exec("PRAGMA wal_autocheckpoint = 8192");
+    }
     db.exec("PRAGMA foreign_keys = ON");
     checkStoreTables(db, path);
-    migrate(db, path);
+    if (readOnly) requireLatestSchema(db, path);
+    else migrate(db, path);
     checkStoreTables(db, path);
   } catch (error) {
     db.close();

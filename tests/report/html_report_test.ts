@@ -8,59 +8,21 @@ import type { Results } from "../../src/report/results.ts";
 import { readTrajectory } from "../../src/report/trajectory.ts";
 import { runStats } from "../../src/stats/run_stats.ts";
 import { openStore } from "../../src/store/store.ts";
+import { launchChromium, type Page, watchPage } from "../_browser.ts";
 import { requireDocker } from "../_docker.ts";
 import { ARTIFACTS, runVerdict, scratchDir } from "../_verdict.ts";
 import { runVerdictInProcess } from "../cli/_in_process.ts";
 
-const CHROMIUM = "/usr/bin/chromium";
-
-async function launch() {
-  // playwright-core probes /proc/sys for WSL when it loads unless told it is under test; Deno
-  // gates /proc/sys behind --allow-all, which no permission set of ours grants.
-  Deno.env.set("__IS_WSL_TEST__", "1");
-  const { chromium } = await import("playwright-core");
-  try {
-    await Deno.stat(CHROMIUM);
-  } catch {
-    throw new Error(
-      `this test needs Debian's chromium at ${CHROMIUM}: apt-get install -y chromium`,
-    );
-  }
-  return await chromium.launch({
-    executablePath: CHROMIUM,
-    args: [
-      "--no-sandbox",
-      "--disable-gpu",
-      "--disable-quic",
-      "--no-first-run",
-      "--disable-background-networking",
-      "--disable-component-update",
-      "--disable-sync",
-    ],
-  });
-}
-
 const TASKS = ["tasks/shell-count-errors", "tasks/shell-rotate-logs"];
-
-type Page = Awaited<ReturnType<Awaited<ReturnType<typeof launch>>["newPage"]>>;
 
 /** Opens a run's report.html with every request off the disk refused; returns what went wrong. */
 async function openReport(
   page: Page,
   runDir: string,
 ): Promise<{ problems: string[]; requests: string[] }> {
-  const problems: string[] = [];
-  const requests: string[] = [];
-  page.on("console", (message) => message.type() === "error" && problems.push(message.text()));
-  page.on("pageerror", (error) => problems.push(error.message));
-  await page.route("**/*", (route) => {
-    const url = route.request().url();
-    if (url.startsWith("file:")) return route.continue();
-    requests.push(url);
-    return route.abort();
-  });
+  const { problems, refused } = await watchPage(page, (url) => url.startsWith("file:"));
   await page.goto(`file://${join(runDir, "report.html")}`);
-  return { problems, requests };
+  return { problems, requests: refused };
 }
 
 /** The summary and the tasks table a report shows are the run's results. */
@@ -120,7 +82,7 @@ Deno.test("report.html opens from disk with no network and no console errors, an
   assert.equal(compared.code, 0, compared.stderr);
   assert.match(compared.stdout, /b \(pass→fail\) 2, c \(fail→pass\) 0/);
 
-  const browser = await launch();
+  const browser = await launchChromium();
   try {
     // The failed run's report.
     const failedPage = await browser.newPage();
@@ -203,7 +165,7 @@ Deno.test("report.html shows an installed agent's command, how it ended and what
     join(runDir, "report.html"),
     renderHtml(results, runStats(results.trials), [trajectory]),
   );
-  const browser = await launch();
+  const browser = await launchChromium();
   try {
     const page = await browser.newPage();
     const { problems, requests } = await openReport(page, runDir);
