@@ -1,39 +1,103 @@
 /**
- * `verdict clean`: remove what this state folder made on the engine and no longer needs, its
- * derived images, never another folder's.
+ * `verdict clean`: remove what this state folder made and no longer needs: its derived images and
+ * the blobs no run refers to; with `--run` or `--keep`, old runs (and then no engine is needed).
+ * Never another folder's.
  *
  * @module
  */
-import { ExitCode } from "../../core/errors.ts";
+import { join } from "node:path";
+import { ExitCode, UsageError } from "../../core/errors.ts";
 import { removeDerivedImages } from "../../engine/remove_derived_images.ts";
+import { type BlobCollection, collectGarbage, removeRuns } from "../../eval/run/remove_runs.ts";
 import { OWNER_LABEL, stateOwner } from "../../eval/trial/run_owner.ts";
-import { type Command, HOME_OPTION } from "../command.ts";
+import { runLabel } from "../../report/run_label.ts";
+import { newestFirst } from "../../report/run_listing.ts";
+import type { RunRecord } from "../../store/run_table.ts";
+import type { Store } from "../../store/store.ts";
+import { type Command, HOME_OPTION, type OptionValues } from "../command.ts";
+import type { Io } from "../io.ts";
+import { count } from "../option_values.ts";
 import { dockerFromEnv } from "../runtime.ts";
-import { openExistingStore, resolveHome } from "../state.ts";
+import { findRun, openExistingStore, resolveHome } from "../state.ts";
 
 /** The `clean` command. */
 export const cleanCommand: Command = {
   name: "clean",
-  summary: "remove this state folder's derived images from the engine (never another folder's)",
+  summary: "remove this state folder's derived images, or with --run/--keep its old runs",
   args: "",
-  options: { ...HOME_OPTION },
+  options: {
+    run: {
+      type: "string",
+      multiple: true,
+      valueName: "RUN",
+      description: "remove this run (its record and its folder); repeatable; 'latest' works",
+    },
+    keep: {
+      type: "string",
+      valueName: "N",
+      description: "remove every run but the newest N",
+    },
+    ...HOME_OPTION,
+  },
   positionals: { min: 0, max: 0 },
   details:
     "Each trial's workspace is baked into a derived image (verdict-derived:…), labelled with the\n" +
     "state folder that made it. clean removes those of --home; an image a container still uses\n" +
     "is left and named, and the next eval that needs one builds it again. Images other state\n" +
-    "folders made, and images Verdict did not derive, are never touched.",
+    "folders made, and images Verdict did not derive, are never touched.\n\n" +
+    "With --run or --keep it removes runs instead (no engine needed): their records, their run\n" +
+    "folders, and the stored blobs (workspace snapshots, long messages) no other run refers to.\n" +
+    "A run another verdict is working on is refused. Either way, blobs are collected only while\n" +
+    "no run of the folder is in progress.",
   async run({ io, values }) {
     const home = resolveHome(values, io);
-    openExistingStore(home).close();
-    const label = `${OWNER_LABEL}=${stateOwner(home)}`;
-    const { removed, inUse } = await removeDerivedImages(dockerFromEnv(io), label);
-    io.out(
-      `removed ${removed.length} derived image${removed.length === 1 ? "" : "s"} of ${home}\n`,
-    );
-    if (inUse.length > 0) {
-      io.out(`left ${inUse.length} that a container still uses: ${inUse.join(", ")}\n`);
+    const store = openExistingStore(home);
+    try {
+      const doomed = runsToRemove(store, values);
+      const runsDir = join(home, "runs");
+      if (doomed === undefined) {
+        await cleanImages(io, home);
+        io.out(blobsLine(await collectGarbage(store, runsDir)));
+        return ExitCode.yes;
+      }
+      const { blobs } = await removeRuns(store, runsDir, doomed.map((run) => run.id));
+      for (const run of doomed) io.out(`removed run ${run.id} (${runLabel(run.config)})\n`);
+      if (doomed.length === 0) io.out("no run to remove\n");
+      io.out(blobsLine(blobs));
+      return ExitCode.yes;
+    } finally {
+      store.close();
     }
-    return ExitCode.yes;
   },
 };
+
+function runsToRemove(store: Store, values: OptionValues): RunRecord[] | undefined {
+  const named = values.run as string[] | undefined;
+  if (named !== undefined && values.keep !== undefined) {
+    throw new UsageError("--run and --keep both choose runs to remove: give one (verdict clean)");
+  }
+  if (named !== undefined) {
+    const runs = named.map((id) => findRun(store, id));
+    return runs.filter((run, index) => runs.findIndex((other) => other.id === run.id) === index);
+  }
+  if (values.keep === undefined) return undefined;
+  return newestFirst(store.runs.list()).slice(count(values, "keep", 0, 0));
+}
+
+async function cleanImages(io: Io, home: string): Promise<void> {
+  const label = `${OWNER_LABEL}=${stateOwner(home)}`;
+  const { removed, inUse } = await removeDerivedImages(dockerFromEnv(io), label);
+  io.out(`removed ${removed.length} derived image${removed.length === 1 ? "" : "s"} of ${home}\n`);
+  if (inUse.length > 0) {
+    io.out(`left ${inUse.length} that a container still uses: ${inUse.join(", ")}\n`);
+  }
+}
+
+function blobsLine(blobs: BlobCollection): string {
+  if ("keptFor" in blobs) {
+    return `kept the stored blobs: run ${blobs.keptFor} is in progress (clean again when it ends)\n`;
+  }
+  const kib = (blobs.bytes / 1024).toFixed(1);
+  return `removed ${blobs.blobs} stored blob${blobs.blobs === 1 ? "" : "s"} (${kib} KiB) no run ` +
+    `refers to\n`;
+}
