@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds Verdict's task images from Debian packages only: no container registry is needed.
 #
-#   verdict/python:3.11  Debian bookworm minbase + python3, pytest, git, libfaketime;
+#   verdict/python:3.11  Debian bookworm minbase + python3, pytest, git, libfaketime, jq;
 #                        `python` -> python3
 #   verdict/busybox      a static busybox with its applets
 #
@@ -44,7 +44,8 @@ need_package() {
 
 # Bumped whenever what an image holds changes: an image of an older recipe is built again.
 # 2: libfaketime (an installed agent's clock is set to its run's start), file times fixed.
-recipe=2
+# 3: jq (the CI recipes' steps run in this image in a test, as on a GitHub runner, which has jq).
+recipe=3
 # Every file of an image carries this time (2023-11-14T22:13:20Z, the time Verdict stages files
 # with), so that a listing reads the same whenever the image was built.
 fixed_time=1700000000
@@ -125,7 +126,7 @@ build_python() {
   trap 'rm -rf "$root"' RETURN
   log "debootstrap bookworm (minbase) from $mirror; this takes a few minutes"
   debootstrap --variant=minbase \
-    --include=python3,python3-pytest,python-is-python3,git,ca-certificates,libfaketime \
+    --include=python3,python3-pytest,python-is-python3,git,ca-certificates,libfaketime,jq \
     bookworm "$root" "$mirror" >/tmp/verdict-debootstrap.log 2>&1 || {
       log "debootstrap failed; the last lines of /tmp/verdict-debootstrap.log:"
       tail -n 20 /tmp/verdict-debootstrap.log >&2

