@@ -1,22 +1,8 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { openStore } from "../../src/store/store.ts";
-import { syntheticRecord } from "../_synthetic_runs.ts";
+import { writeRun } from "../_synthetic_runs.ts";
 import { scratchDir, verdictCommand } from "../_verdict.ts";
 import { runVerdictInProcess } from "./_in_process.ts";
-
-function homeWithOneRun(dir: string): string {
-  const store = openStore(join(dir, "verdict.db"));
-  store.runs.create({
-    id: "r1",
-    config: { agent: "oracle", tasks: ["t"], repeat: 1 },
-    createdAt: 0,
-  });
-  store.runs.createSession({ id: "s1", run: "r1", task: "t", repeat: 0 });
-  store.runs.finishSession("s1", syntheticRecord("s1", "t", 0, "pass"));
-  store.close();
-  return dir;
-}
 
 async function digest(path: string): Promise<string> {
   const bytes = await crypto.subtle.digest("SHA-256", await Deno.readFile(path));
@@ -27,7 +13,8 @@ async function digest(path: string): Promise<string> {
 // ends it with 0, and the state database is byte for byte what it was.
 Deno.test("verdict view prints an address with its token, serves it, writes nothing, and stops on Ctrl-C with exit 0", async () => {
   await using dir = await scratchDir("view-cli");
-  const home = homeWithOneRun(dir.path);
+  const home = dir.path;
+  await writeRun(home, "r1", [["t", 0, "pass"]]);
   const before = await digest(join(home, "verdict.db"));
   const child = verdictCommand(["view", "r1", "--home", home]).spawn();
   const lines = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
@@ -52,7 +39,8 @@ Deno.test("verdict view prints an address with its token, serves it, writes noth
 
 Deno.test("verdict view refuses what it cannot do with exit 2: a port in use, a bundle path that is a file, an unknown run", async () => {
   await using dir = await scratchDir("view-cli-bad");
-  const home = homeWithOneRun(dir.path);
+  const home = dir.path;
+  await writeRun(home, "r1", [["t", 0, "pass"]]);
   const taken = Deno.listen({ hostname: "127.0.0.1", port: 0 });
   try {
     const busy = await runVerdictInProcess([

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { openStore } from "../../src/store/store.ts";
 import { startViewer, type Viewer } from "../../src/view/viewer_server.ts";
-import { syntheticRecord } from "../_synthetic_runs.ts";
+import { writeRun } from "../_synthetic_runs.ts";
 import { scratchDir } from "../_verdict.ts";
 
 const TOKEN = "the-printed-token";
@@ -10,15 +10,7 @@ const TOKEN = "the-printed-token";
 async function withViewer(work: (viewer: Viewer, db: string) => Promise<void>): Promise<void> {
   await using dir = await scratchDir("view-server");
   const db = join(dir.path, "verdict.db");
-  const writer = openStore(db);
-  writer.runs.create({
-    id: "r1",
-    config: { agent: "oracle", tasks: ["t"], repeat: 1 },
-    createdAt: 0,
-  });
-  writer.runs.createSession({ id: "s1", run: "r1", task: "t", repeat: 0 });
-  writer.runs.finishSession("s1", syntheticRecord("s1", "t", 0, "fail"));
-  writer.close();
+  await writeRun(dir.path, "r1", [["t", 0, "fail"]]);
   const controller = new AbortController();
   const store = openStore(db, { readOnly: true });
   const viewer = startViewer({ store, token: TOKEN, signal: controller.signal });
@@ -98,7 +90,7 @@ Deno.test("the viewer answers only as 127.0.0.1 with the token: a rebound Host, 
     await posted.body?.cancel();
     const missing = await fetch(`${viewer.origin}/api/runs/nope`, { headers: { cookie } });
     assert.deepEqual([missing.status, await missing.text()], [404, "no run 'nope'\n"]);
-    const trial = await fetch(`${viewer.origin}/api/trials/s1`, { headers: { cookie } });
+    const trial = await fetch(`${viewer.origin}/api/trials/r1-t-0`, { headers: { cookie } });
     assert.equal((await trial.json()).trajectory.task, "t");
   });
 });
