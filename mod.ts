@@ -75,6 +75,7 @@ export type { Task } from "./src/task/task.ts";
 
 // Running: one agent, or a sweep; the agents a run takes.
 export { type EvalRequest, runEval, type RunOptions } from "./src/eval/run/run_eval.ts";
+export type { RunEngine } from "./src/eval/run/engine_seats.ts";
 export { type SigningKey, signingKey } from "./src/core/ed25519.ts";
 export type { EvalOutcome, Progress } from "./src/eval/run/run_lifecycle.ts";
 export {

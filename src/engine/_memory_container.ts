@@ -24,6 +24,7 @@ import { readTarStream, type TarEntry, type TarEntryHeader } from "./tar.ts";
 export type SandboxOperation =
   | { op: "ping" }
   | { op: "hasImage"; image: string }
+  | { op: "sendImage"; image: string }
   | { op: "imageFor"; base: string; labels: Record<string, string>; emptyFolder?: string }
   | { op: "start"; spec: ContainerSpec }
   | { op: "adopt"; id: string }

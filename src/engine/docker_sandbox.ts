@@ -4,6 +4,8 @@
  *
  * @module
  */
+import { copyImage } from "./copy_image.ts";
+import { InfrastructureError } from "../core/errors.ts";
 import { Container, findLabelled, removeContainers, startContainer } from "./container.ts";
 import { DerivedImages } from "./derived_image.ts";
 import type { Docker } from "./docker.ts";
@@ -86,5 +88,13 @@ export class DockerSandbox implements Sandbox {
   /** See {@linkcode Sandbox.derivedImages}. */
   derivedImages(labels: Record<string, string>): DerivedImageSource {
     return new DerivedImages(this.docker, labels);
+  }
+
+  /** See {@linkcode Sandbox.sendImage}. */
+  sendImage(image: string, to: Sandbox, signal?: AbortSignal): Promise<string> {
+    if (!(to instanceof DockerSandbox)) {
+      return Promise.reject(new InfrastructureError(`cannot send ${image} to a non-Docker engine`));
+    }
+    return copyImage(this.docker, to.docker, image, signal);
   }
 }

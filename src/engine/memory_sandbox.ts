@@ -144,6 +144,18 @@ export class MemorySandbox implements Sandbox {
     return this.#image(image) !== undefined;
   }
 
+  /** See {@linkcode Sandbox.sendImage}: the image's files, to another memory engine. */
+  async sendImage(image: string, to: Sandbox, _signal?: AbortSignal): Promise<string> {
+    await this.#record({ op: "sendImage", image });
+    const files = this.#image(image);
+    if (files === undefined) throw new InfrastructureError(missingImageMessage(image));
+    if (!(to instanceof MemorySandbox)) {
+      throw new InfrastructureError(`cannot send ${image} to a non-memory engine`);
+    }
+    to.#images?.set(image, files);
+    return image;
+  }
+
   /** See {@linkcode Sandbox.imageConfig}: a memory image has no `WORKDIR` nor `ENV`. */
   async imageConfig(image: string, _signal?: AbortSignal): Promise<ImageConfig | null> {
     await this.#record({ op: "imageConfig", image });

@@ -326,6 +326,8 @@ export interface Sandbox {
   ping(signal?: AbortSignal): Promise<string>;
   /** Whether an image exists locally. */
   hasImage(image: string, signal?: AbortSignal): Promise<boolean>;
+  /** Sends an image to another engine of its kind (save, load), where it keeps its id; returns it. */
+  sendImage(image: string, to: Sandbox, signal?: AbortSignal): Promise<string>;
   /** A local image's configuration, or null when it is not there. */
   imageConfig(image: string, signal?: AbortSignal): Promise<ImageConfig | null>;
   /**

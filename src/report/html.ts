@@ -1,6 +1,7 @@
 /**
  * `report.html`: one self-contained file (no network, no external script, style or font) with the
- * run's summary, per-task pass rates with their Wilson intervals drawn, flaky tasks, failure
+ * run's summary (with its cost and tokens), per-task pass rates with their Wilson intervals drawn
+ * and pass@k and pass^k for every k up to the task's trials, flaky tasks, failure
  * buckets, and each trial's trajectory (messages, tool calls, policy decisions, and the diff of the
  * end state against the initial workspace), opened on demand. `compare --html` shows the flips of
  * two runs side by side.
@@ -97,9 +98,11 @@ const interval = (rate, low, high) => {
   return svg;
 };
 ${TRAJECTORY_SCRIPT}
+// pass@k and pass^k for each k up to the task's trials: "k=1 50.0% · k=2 83.3%".
+const atK = (byK) => Object.entries(byK).map(([k, value]) => "k=" + k + " " + pct(value)).join(" · ");
 const trialDetails = (trial, trajectory) => {
   const details = el("details", { class: "trial", "data-session": trial.session },
-    el("summary", {}, verdictSpan(trial.verdict), "  " + trial.task + "#" + trial.repeat + "  ", el("span", { class: "meta" }, trial.bucket + ": " + trial.reason + " · " + trial.steps + " steps · " + trial.tool_calls + " tool calls")));
+    el("summary", {}, verdictSpan(trial.verdict), "  " + trial.task + "#" + trial.repeat + "  ", el("span", { class: "meta" }, trial.bucket + ": " + trial.reason + " · " + trial.steps + " steps · " + trial.tool_calls + " tool calls · " + (trial.tokens.input + trial.tokens.output) + " tokens · " + (trial.duration_ms / 1000).toFixed(1) + " s")));
   let drawn = false;
   details.addEventListener("toggle", () => { if (details.open && !drawn && trajectory) { details.append(trajectoryView(trajectory)); drawn = true; } });
   return details;
@@ -116,10 +119,12 @@ if (data.kind === "run") {
       el("div", { class: "card" }, el("b", { id: "summary-passed", class: "pass" }, s.passed), el("span", {}, "passed")),
       el("div", { class: "card" }, el("b", { id: "summary-failed", class: "fail" }, s.failed), el("span", {}, "failed")),
       el("div", { class: "card" }, el("b", { id: "summary-rate" }, pct(s.pass_rate)), el("span", {}, "pass rate [" + pct(stats.overall.ci_low) + ", " + pct(stats.overall.ci_high) + "]")),
-      el("div", { class: "card" }, el("b", { id: "summary-cost" }, cost), el("span", {}, "cost"))),
+      el("div", { class: "card" }, el("b", { id: "summary-cost" }, cost), el("span", {}, "cost")),
+      el("div", { class: "card" }, el("b", { id: "summary-tokens" }, stats.overall.tokens.total), el("span", {}, "tokens (input and output)"))),
     el("h2", {}, "Tasks"),
-    el("table", { id: "tasks" }, el("tr", {}, el("th", {}, "task"), el("th", {}, "passed"), el("th", {}, "pass rate"), el("th", {}, "95% interval"), el("th", {}, "")),
-      stats.tasks.map((t) => el("tr", { "data-task": t.task }, el("td", {}, t.task + (t.flaky ? " (flaky)" : "")), el("td", {}, t.passes + "/" + t.n), el("td", {}, pct(t.pass_rate)), el("td", {}, pct(t.ci_low) + " – " + pct(t.ci_high)), el("td", {}, interval(t.pass_rate, t.ci_low, t.ci_high))))),
+    el("p", { id: "overall-k", class: "meta" }, "over all tasks: pass@k " + (atK(stats.overall.pass_at_k) || "-") + "; pass^k " + (atK(stats.overall.pass_hat_k) || "-")),
+    el("table", { id: "tasks" }, el("tr", {}, el("th", {}, "task"), el("th", {}, "passed"), el("th", {}, "pass rate"), el("th", {}, "95% interval"), el("th", {}, ""), el("th", {}, "pass@k"), el("th", {}, "pass^k")),
+      stats.tasks.map((t) => el("tr", { "data-task": t.task }, el("td", {}, t.task + (t.flaky ? " (flaky)" : "")), el("td", {}, t.passes + "/" + t.n), el("td", {}, pct(t.pass_rate)), el("td", {}, pct(t.ci_low) + " – " + pct(t.ci_high)), el("td", {}, interval(t.pass_rate, t.ci_low, t.ci_high)), el("td", { class: "pass-at-k" }, atK(t.pass_at_k)), el("td", { class: "pass-hat-k" }, atK(t.pass_hat_k))))),
     el("h2", {}, "Flaky tasks"),
     el("p", { id: "flaky" }, stats.overall.flaky.length ? stats.overall.flaky.join(", ") : "none"),
     el("h2", {}, "Failures"),

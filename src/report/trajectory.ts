@@ -71,6 +71,8 @@ export function readTrajectory(
   };
   const read = eventReader(store, trajectory);
   for (const stored of events) read(readEvent(stored));
+  const engine = first(events, EVENT.trialStarted)?.payload.engine;
+  if (engine !== undefined) trajectory.engine = engine;
   const ran = last(events, EVENT.agentCmd)?.payload;
   if (ran !== undefined) {
     const { command, exit_code, timed_out, stdout, stderr } = ran;

@@ -37,6 +37,7 @@ export function trajectoryText(trajectory: Trajectory): string {
       }`,
     );
   }
+  if (trajectory.engine !== undefined) lines.push(`engine: ${trajectory.engine}`);
   if (trajectory.resumed) lines.push("resumed after an interruption");
   if (trajectory.replay) {
     const { clockStart, masks } = trajectory.replay;

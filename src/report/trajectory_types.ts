@@ -102,6 +102,8 @@ export interface Trajectory {
   };
   /** Whether the trial was resumed. */
   resumed: boolean;
+  /** The Docker engine it ran on, when its run was given several (`--engine`). */
+  engine?: string;
   /** The workspace changes. */
   changes: TrajectoryChange[];
   /**

@@ -42,7 +42,16 @@ async function assertSummary(page: Page, results: Results): Promise<void> {
       ? "unknown"
       : `$${formatUsd(costs.reduce((sum: bigint, cost) => sum + usd(cost!), 0n))}`,
   );
+  const tokens = results.trials.reduce((sum, t) => sum + t.tokens.input + t.tokens.output, 0);
+  assert.equal(await text("#summary-tokens"), String(tokens));
   assert.equal(await page.locator("#tasks tr[data-task]").count(), TASKS.length);
+  // One trial per task: pass@1 and pass^1 are each task's pass rate.
+  for (const trial of results.trials) {
+    const row = page.locator(`#tasks tr[data-task="${trial.task}"]`);
+    const rate = trial.verdict === "pass" ? "100.0%" : "0.0%";
+    assert.equal(await row.locator(".pass-at-k").textContent(), `k=1 ${rate}`);
+    assert.equal(await row.locator(".pass-hat-k").textContent(), `k=1 ${rate}`);
+  }
   assert.equal(
     await page.locator("#tasks svg.interval").count(),
     TASKS.length,

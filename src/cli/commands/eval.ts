@@ -28,6 +28,7 @@ import { count, fraction, MAX_CONCURRENCY, MAX_REPEAT, stringOption } from "../o
 import { progressDisplay } from "../progress.ts";
 import { PROVIDER_OPTIONS, providerFlags } from "../provider_flags.ts";
 import { secondsOption } from "../seconds_option.ts";
+import { connectEngines, parseEngines } from "../engine_option.ts";
 import { sandboxFromEnv, withInterrupt } from "../runtime.ts";
 import { signingKeyFor } from "../signing_key.ts";
 import { resolveHome } from "../state.ts";
@@ -79,6 +80,13 @@ export const evalCommand: Command = {
     ...PROVIDER_OPTIONS,
     repeat: { type: "string", valueName: "N", description: "trials per task (default 1)" },
     concurrency: { type: "string", valueName: "N", description: "trials at once (default 4)" },
+    engine: {
+      type: "string",
+      multiple: true,
+      valueName: "NAME[=SLOTS]",
+      description: "a Docker engine to run trials on (a context name or a DOCKER_HOST URL) and " +
+        "how many at once (default 1); repeatable: trials spread over every engine given",
+    },
     seed: {
       type: "string",
       valueName: "N",
@@ -141,7 +149,17 @@ export const evalCommand: Command = {
     const minPassRate = fraction(values, "min-pass-rate");
     const passReward = fraction(values, "pass-reward");
     const repeat = count(values, "repeat", 1, 1, MAX_REPEAT);
-    const concurrency = count(values, "concurrency", 4, 1, MAX_CONCURRENCY);
+    const engines = values.engine === undefined
+      ? undefined
+      : parseEngines(values.engine as string[]);
+    if (engines !== undefined && values.concurrency !== undefined) {
+      throw new UsageError(
+        "--concurrency and --engine both say how many trials run at once: give each engine's " +
+          "with --engine NAME=SLOTS",
+      );
+    }
+    const concurrency = engines?.reduce((sum, engine) => sum + engine.slots, 0) ??
+      count(values, "concurrency", 4, 1, MAX_CONCURRENCY);
     const seed = count(values, "seed", 0, 0);
     const shardText = stringOption(values, "shard");
     const shard = shardText === undefined ? undefined : parseShard(shardText);
@@ -186,9 +204,11 @@ export const evalCommand: Command = {
     const json = values.json === true;
     const write = json ? io.err : io.out;
     const display = sweepDisplay(write, io.isTerminal && !json);
+    const connected = engines && await connectEngines(io, engines);
     const { runs } = await withInterrupt(io, (signal) =>
       runPlanned(planned, {
-        sandbox: sandboxFromEnv(io),
+        sandbox: connected?.[0].sandbox ?? sandboxFromEnv(io),
+        ...(connected ? { engines: connected } : {}),
         clock: systemClock,
         signal,
         progress: display.progress,

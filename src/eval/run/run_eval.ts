@@ -14,10 +14,9 @@ import type { SigningKey } from "../../core/ed25519.ts";
 import { join } from "node:path";
 import { installedAgent } from "../../agent/cmd_agent.ts";
 import type { Clock } from "../../core/clock.ts";
-import { InfrastructureError } from "../../core/errors.ts";
 import { systemClock } from "../../core/system_clock.ts";
 import { VERSION } from "../../core/version.ts";
-import { missingImageMessage, type Sandbox } from "../../engine/sandbox.ts";
+import type { Sandbox } from "../../engine/sandbox.ts";
 import { openStore, type Store } from "../../store/store.ts";
 import { loadSuite, selectTasks, type Suite } from "../../task/load_suite.ts";
 import { type Task, tasksByImage } from "../../task/task.ts";
@@ -30,8 +29,14 @@ import { stageTask } from "../trial/staged_task.ts";
 import type { StagedTask, TrialPlan } from "../trial/trial_plan.ts";
 import { type AgentChoice, type LoopOptions, planAgents, type PlannedAgent } from "./run_agents.ts";
 import { claimRunId } from "./run_claim.ts";
+import {
+  readyEngines,
+  removeEveryLeftover,
+  requireEngineSupport,
+  requireTaskImages,
+} from "./engine_images.ts";
+import { engineSandboxes, type RunEngine } from "./engine_seats.ts";
 import { driveRun, type EvalOutcome, type Progress, type RunDeps } from "./run_lifecycle.ts";
-import { removeLeftovers } from "./run_lock.ts";
 
 /**
  * An eval: tasks × repeats of one agent, recorded as one run in the state folder `home`.
@@ -105,6 +110,8 @@ export interface RunOptions {
   progress?: Progress;
   /** Signs the run when it ends (`VERDICT_SIGNING_KEY`); unsigned without. */
   signingKey?: SigningKey;
+  /** Several engines to spread the trials over (`--engine`); `sandbox` is the first of them. */
+  engines?: readonly RunEngine[];
 }
 
 /**
@@ -204,6 +211,7 @@ export function runDeps(options: RunOptions): SuiteRunDeps {
     signal: options.signal ?? new AbortController().signal,
     progress: options.progress ?? { runStarted() {}, trialFinished() {} },
     ...(options.signingKey ? { signingKey: options.signingKey } : {}),
+    ...(options.engines ? { engines: options.engines } : {}),
   };
 }
 
@@ -244,6 +252,11 @@ export interface SuiteRunDeps extends Omit<RunDeps, "agent" | "passReward" | "cr
 export async function evalSuite(request: SuiteRun, deps: SuiteRunDeps): Promise<EvalOutcome> {
   const { agent } = request;
   if (agent.needs.solutions) requireSolutions(request.tasks);
+  if (deps.engines !== undefined) {
+    const selected = shardTasks(request.tasks, request.shard);
+    requireEngineSupport(installedAgent(agent.agent) !== undefined, selected);
+    await readyEngines(deps.engines, [...tasksByImage(selected).keys()], deps.signal);
+  }
   await deps.sandbox.ping(deps.signal);
   // Harbor tasks' images are built (or found) first: a missing base image stops the run before
   // anything is recorded.
@@ -254,7 +267,7 @@ export async function evalSuite(request: SuiteRun, deps: SuiteRunDeps): Promise<
     deps.signal,
   );
   const tasks = ready.map(({ task }) => task);
-  await requireImages(deps.sandbox, tasks.filter((task) => !task.harbor), deps.signal);
+  await requireTaskImages(engineSandboxes(deps), tasks, deps.signal);
 
   const runsDir = join(request.home, "runs");
   await Deno.mkdir(runsDir, { recursive: true });
@@ -293,7 +306,7 @@ export async function evalSuite(request: SuiteRun, deps: SuiteRunDeps): Promise<
             crash: agent.crash,
             gateway: agent.gateway,
           },
-          cleanedUp: await removeLeftovers(deps.sandbox, runsDir, owner),
+          cleanedUp: await removeEveryLeftover(engineSandboxes(deps), runsDir, owner),
         };
       },
     }, deps);
@@ -377,18 +390,4 @@ async function keepBuildLogs(runDir: string, ready: readonly ReadyImage[]): Prom
   for (const { task, buildLog } of built) {
     await Deno.writeTextFile(join(runDir, "builds", `${task.id}.log`), buildLog!);
   }
-}
-
-async function requireImages(
-  sandbox: Sandbox,
-  tasks: readonly Task[],
-  signal: AbortSignal,
-): Promise<void> {
-  const missing: string[] = [];
-  for (const [image, ids] of tasksByImage(tasks)) {
-    if (!await sandbox.hasImage(image, signal)) {
-      missing.push(`${missingImageMessage(image)} (needed by ${ids.join(", ")})`);
-    }
-  }
-  if (missing.length > 0) throw new InfrastructureError(missing.join("\n"));
 }

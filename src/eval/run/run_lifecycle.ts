@@ -7,6 +7,15 @@
  *
  * @module
  */
+import {
+  engineLost,
+  engineSandboxes,
+  type EngineSeat,
+  engineSeats,
+  movedPlan,
+  noEngineLeft,
+  type RunEngine,
+} from "./engine_seats.ts";
 import type { SigningKey } from "../../core/ed25519.ts";
 import { signRun } from "./run_signature.ts";
 import { join } from "node:path";
@@ -111,6 +120,11 @@ export interface RunDeps {
   gateway?: TrialGatewayFactory;
   /** Signs the run when it ends; unsigned without. */
   signingKey?: SigningKey;
+  /**
+   * Several Docker engines (`--engine`), each with its slots: a trial runs on whichever has a free
+   * slot, and stays there. `sandbox` is the first of them. Without, every trial runs on `sandbox`.
+   */
+  engines?: readonly RunEngine[];
 }
 
 /** A run's folder, taken and locked for this process. */
@@ -190,11 +204,17 @@ export async function driveRun(
 // written from the record.
 async function finishRun(
   ended: { id: string; owner: string; runDir: string; interrupted: boolean },
-  deps: Pick<RunDeps, "sandbox" | "signal" | "signingKey">,
+  deps: Pick<RunDeps, "sandbox" | "engines" | "signal" | "signingKey">,
   store: Store,
 ): Promise<EvalOutcome> {
   const { id, owner, runDir, interrupted } = ended;
-  if (interrupted) await removeRunContainers(deps.sandbox, id, owner).catch(() => undefined);
+  if (interrupted) {
+    await Promise.all(
+      engineSandboxes(deps).map((sandbox) =>
+        removeRunContainers(sandbox, id, owner).catch(() => undefined)
+      ),
+    );
+  }
   store.runs.setStatus(id, interrupted ? "interrupted" : "finished");
   const run = store.runs.get(id)!;
   // Signed again as it now stands; a run changed by a writer without a key is unsigned, never
@@ -274,16 +294,19 @@ export async function runPool(
   for (const staged of new Set(plans.map((plan) => plan.staged))) {
     storeSnapshot(store.blobs, staged.initial);
   }
-  const images = deps.sandbox.derivedImages({
+  const seats = engineSeats(deps, settings.concurrency, {
     "verdict.run": plans[0]?.run ?? "",
     [OWNER_LABEL]: settings.owner,
     "verdict.role": "derived-image",
   });
-  const warm = resumeFor === undefined
-    ? warmContainers(plans, { ...settings, images, signal }, deps)
+  // Started ahead only on a run's one engine: which engine takes a trial is known when it starts.
+  const warm = resumeFor === undefined && deps.engines === undefined
+    ? warmContainers(plans, { ...settings, images: seats[0].images, signal }, deps)
     : undefined;
-  const worker = async () => {
-    while (next < plans.length && !signal.aborted) {
+  const lost = new Set<string>();
+  const worker = async (seat: EngineSeat) => {
+    const { engine, sandbox, images } = seat;
+    while (next < plans.length && !signal.aborted && !lost.has(engine!)) {
       const index = next++;
       const plan = plans[index];
       warm?.ahead(index);
@@ -292,7 +315,8 @@ export async function runPool(
         deps.progress.trialStarted?.(plan.staged.task.id, plan.repeat);
         const { record, cleanup } = await runTrial(plan, {
           store,
-          sandbox: deps.sandbox,
+          sandbox,
+          ...(engine === undefined ? {} : { engine }),
           images,
           clock: deps.clock,
           rng: rng.stream(`trial/${plan.staged.task.id}/${plan.repeat}`),
@@ -307,6 +331,11 @@ export async function runPool(
         }, from);
         cleanups.push(cleanup);
         deps.progress.trialFinished(record, ++done, plans.length);
+        // Its engine is gone: the trial moves, as a new attempt, to an engine that is left.
+        if (record.bucket === "infrastructure_error" && await engineLost(seat)) {
+          lost.add(engine!);
+          plans.push(movedPlan(store, plan));
+        }
       } catch (error) {
         if (error instanceof TrialInterrupted) interrupted = true;
         else if (failure === undefined) {
@@ -316,11 +345,11 @@ export async function runPool(
       }
     }
   };
-  const workers = Array.from(
-    { length: Math.max(1, Math.min(settings.concurrency, plans.length)) },
-    worker,
-  );
-  await Promise.all(workers); // a worker never rejects: its failure is kept in `failure`
+  // A worker never rejects: its failure is kept in `failure`.
+  await Promise.all(seats.slice(0, Math.max(1, plans.length)).map(worker));
+  if (next < plans.length && !signal.aborted && failure === undefined) {
+    failure = { error: noEngineLeft(plans.length - next, lost) };
+  }
   await Promise.all([...cleanups, warm?.removeUntaken()]);
   if (failure !== undefined) throw failure.error;
   return interrupted || deps.signal.aborted;

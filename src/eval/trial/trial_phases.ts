@@ -74,6 +74,7 @@ export async function openNew(scope: TrialScope): Promise<AgentSeat> {
     agent: deps.agent.name,
     image: staged.task.manifest.image,
     ...(plan.retryOf === undefined ? {} : { retry_of: plan.retryOf }),
+    ...(deps.engine === undefined ? {} : { engine: deps.engine }),
   })]);
   // What was started ahead for this trial is the trial's from here on: removed with it, even
   // when it fails before it uses them.

@@ -126,6 +126,8 @@ export interface TrialDeps {
   store: Store;
   /** The container engine. */
   sandbox: Sandbox;
+  /** The engine's name, recorded when the run was given several (`--engine`). */
+  engine?: string;
   /**
    * Where a trial's containers get their images: the agent's with the workspace already in it,
    * the grader's with the tests.

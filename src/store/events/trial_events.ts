@@ -51,9 +51,11 @@ export const TRIAL_EVENTS = {
     image: z.string(),
     /** The session of the attempt this one retries, ended by an infrastructure error. */
     retry_of: z.string().optional(),
+    /** The Docker engine it runs on, when the run was given several (`--engine`). */
+    engine: z.string().optional(),
   }).describe(
-    "A trial began: which task, which repeat, which agent, on which image; for a retry, which " +
-      "attempt it retries.",
+    "A trial began: which task, which repeat, which agent, on which image (and engine, when the " +
+      "run has several); for a retry, which attempt it retries.",
   ),
 
   "trial.resumed": z.union([

@@ -1,0 +1,128 @@
+/**
+ * A run over several engines (`--engine`) readies each: it answers, and every task image is on it
+ * before any trial, sent from an engine that has it (`docker save | docker load`, the same id on
+ * both). What only one engine can do yet is refused before anything is recorded.
+ *
+ * @module
+ */
+import { InfrastructureError, UsageError } from "../../core/errors.ts";
+import { missingImageMessage, type Sandbox } from "../../engine/sandbox.ts";
+import { type Task, tasksByImage } from "../../task/task.ts";
+import type { RunEngine } from "./engine_seats.ts";
+import { removeLeftovers } from "./run_lock.ts";
+
+/**
+ * Pings every engine, then sends each of `images` to the engines that lack it, from one that has
+ * it; an image no engine has is left for the run's image check to name.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { MemorySandbox } from "../../engine/memory_sandbox.ts";
+ * import { readyEngines } from "./engine_images.ts";
+ * const a = new MemorySandbox({ images: { "verdict/busybox": [] } });
+ * const b = new MemorySandbox({ images: {} });
+ * const engines = [{ name: "a", slots: 1, sandbox: a }, { name: "b", slots: 1, sandbox: b }];
+ * await readyEngines(engines, ["verdict/busybox"], new AbortController().signal);
+ * assert(await b.hasImage("verdict/busybox"));
+ * ```
+ */
+export async function readyEngines(
+  engines: readonly RunEngine[],
+  images: readonly string[],
+  signal: AbortSignal,
+): Promise<void> {
+  await Promise.all(engines.map(({ sandbox }) => sandbox.ping(signal)));
+  for (const image of images) {
+    const has = await Promise.all(engines.map(({ sandbox }) => sandbox.hasImage(image, signal)));
+    const source = engines.find((_, index) => has[index]);
+    if (source === undefined) continue;
+    await Promise.all(
+      engines.filter((_, index) => !has[index]).map(({ sandbox }) =>
+        source.sandbox.sendImage(image, sandbox, signal)
+      ),
+    );
+  }
+}
+
+/**
+ * Refuses what a run over several engines cannot do yet: an installed agent (its gateway reaches
+ * its container through a socket of this machine) and a Harbor task (its image is built here).
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { requireEngineSupport } from "./engine_images.ts";
+ * assert.throws(() => requireEngineSupport(true, []), /installed agent/);
+ * requireEngineSupport(false, []);
+ * ```
+ * @throws {UsageError} naming what to drop.
+ */
+export function requireEngineSupport(installed: boolean, tasks: readonly Task[]): void {
+  if (installed) {
+    throw new UsageError(
+      "--engine runs Verdict's own agents (loop, oracle, nop) so far: an installed agent reaches " +
+        "its gateway through a socket of this machine. Fix: run it without --engine",
+    );
+  }
+  const harbor = tasks.filter((task) => task.harbor).map((task) => task.id);
+  if (harbor.length > 0) {
+    throw new UsageError(
+      `--engine runs Verdict tasks so far; ${harbor.join(", ")} ${
+        harbor.length === 1 ? "is a Harbor task" : "are Harbor tasks"
+      } (its image is built on one engine). Fix: select other tasks (--task), or drop --engine`,
+    );
+  }
+}
+
+/**
+ * Refuses a run when a Verdict task's image is missing on any of its engines (Harbor tasks' images
+ * are built for the run, not looked for).
+ *
+ * @example
+ * ```ts
+ * import { MemorySandbox } from "../../engine/memory_sandbox.ts";
+ * import { requireTaskImages } from "./engine_images.ts";
+ * await requireTaskImages([new MemorySandbox()], [], new AbortController().signal);
+ * ```
+ * @throws {InfrastructureError} naming each missing image, the tasks that need it, and how to build
+ * it (exit 3).
+ */
+export async function requireTaskImages(
+  sandboxes: readonly Sandbox[],
+  tasks: readonly Task[],
+  signal: AbortSignal,
+): Promise<void> {
+  const missing: string[] = [];
+  for (const sandbox of sandboxes) {
+    for (const [image, ids] of tasksByImage(tasks.filter((task) => !task.harbor))) {
+      if (!await sandbox.hasImage(image, signal)) {
+        missing.push(`${missingImageMessage(image)} (needed by ${ids.join(", ")})`);
+      }
+    }
+  }
+  if (missing.length > 0) throw new InfrastructureError([...new Set(missing)].join("\n"));
+}
+
+/**
+ * Removes, on every engine, the containers of this state folder's runs that no process holds;
+ * returns those runs' ids (`removeLeftovers`, once per engine).
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { MemorySandbox } from "../../engine/memory_sandbox.ts";
+ * import { removeEveryLeftover } from "./engine_images.ts";
+ * assert.deepEqual(await removeEveryLeftover([new MemorySandbox()], "/nowhere/runs", "owner"), []);
+ * ```
+ */
+export async function removeEveryLeftover(
+  sandboxes: readonly Sandbox[],
+  runsDir: string,
+  owner: string,
+): Promise<string[]> {
+  const cleaned = await Promise.all(
+    sandboxes.map((sandbox) => removeLeftovers(sandbox, runsDir, owner)),
+  );
+  return [...new Set(cleaned.flat())];
+}
