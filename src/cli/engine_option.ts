@@ -93,8 +93,19 @@ export async function connectEngines(
   return connected.map(({ name, slots, sandbox }) => ({ name, slots, sandbox }));
 }
 
-/** The docker CLI aimed at one engine: a URL goes in DOCKER_HOST, a context name in DOCKER_CONTEXT. */
-function engineDocker(io: Io, name: string): Docker {
+/**
+ * The docker CLI aimed at one engine: a URL goes in DOCKER_HOST, a context name in DOCKER_CONTEXT.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { engineDocker } from "./engine_option.ts";
+ * import { memoryIo } from "./io.ts";
+ * const docker = engineDocker(memoryIo({ DOCKER_HOST: "unix:///a.sock" }), "build-2");
+ * assert.deepEqual([docker.env.DOCKER_HOST, docker.env.DOCKER_CONTEXT], [undefined, "build-2"]);
+ * ```
+ */
+export function engineDocker(io: Io, name: string): Docker {
   const env = dockerFromEnv(io).env;
   delete env.DOCKER_HOST;
   delete env.DOCKER_CONTEXT;

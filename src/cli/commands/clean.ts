@@ -6,17 +6,20 @@
  * @module
  */
 import { join } from "node:path";
-import { ExitCode, UsageError } from "../../core/errors.ts";
+import { ExitCode, InfrastructureError, UsageError } from "../../core/errors.ts";
+import type { Docker } from "../../engine/docker.ts";
 import { removeDerivedImages } from "../../engine/remove_derived_images.ts";
 import { type BlobCollection, collectGarbage, removeRuns } from "../../eval/run/remove_runs.ts";
 import { OWNER_LABEL, stateOwner } from "../../eval/trial/run_owner.ts";
 import { runLabel } from "../../report/run_label.ts";
 import { newestFirst } from "../../report/run_listing.ts";
 import type { RunRecord } from "../../store/run_table.ts";
+import { recordedEngines } from "../../store/recorded_engines.ts";
 import type { Store } from "../../store/store.ts";
 import { type Command, HOME_OPTION, type OptionValues } from "../command.ts";
 import type { Io } from "../io.ts";
 import { count } from "../option_values.ts";
+import { engineDocker } from "../engine_option.ts";
 import { dockerFromEnv } from "../runtime.ts";
 import { findRun, openExistingStore, resolveHome } from "../state.ts";
 
@@ -44,7 +47,8 @@ export const cleanCommand: Command = {
     "Each trial's workspace is baked into a derived image (verdict-derived:…), labelled with the\n" +
     "state folder that made it. clean removes those of --home; an image a container still uses\n" +
     "is left and named, and the next eval that needs one builds it again. Images other state\n" +
-    "folders made, and images Verdict did not derive, are never touched.\n\n" +
+    "folders made, and images Verdict did not derive, are never touched. It reaches every\n" +
+    "engine the folder's runs used (--engine) as well as the current one.\n\n" +
     "With --run or --keep it removes runs instead (no engine needed): their records, their run\n" +
     "folders, and the stored blobs (workspace snapshots, long messages) no other run refers to.\n" +
     "A run another verdict is working on is refused. Either way, blobs are collected only while\n" +
@@ -56,7 +60,7 @@ export const cleanCommand: Command = {
       const doomed = runsToRemove(store, values);
       const runsDir = join(home, "runs");
       if (doomed === undefined) {
-        await cleanImages(io, home);
+        await cleanImages(io, home, recordedEngines(store));
         io.out(blobsLine(await collectGarbage(store, runsDir)));
         return ExitCode.yes;
       }
@@ -84,12 +88,29 @@ function runsToRemove(store: Store, values: OptionValues): RunRecord[] | undefin
   return newestFirst(store.runs.list()).slice(count(values, "keep", 0, 0));
 }
 
-async function cleanImages(io: Io, home: string): Promise<void> {
+// The current engine's, then those of every engine the folder's runs recorded (`--engine`).
+async function cleanImages(io: Io, home: string, engines: readonly string[]): Promise<void> {
   const label = `${OWNER_LABEL}=${stateOwner(home)}`;
-  const { removed, inUse } = await removeDerivedImages(dockerFromEnv(io), label);
-  io.out(`removed ${removed.length} derived image${removed.length === 1 ? "" : "s"} of ${home}\n`);
-  if (inUse.length > 0) {
-    io.out(`left ${inUse.length} that a container still uses: ${inUse.join(", ")}\n`);
+  const removeOn = async (docker: Docker, where: string) => {
+    const { removed, inUse } = await removeDerivedImages(docker, label);
+    io.out(`removed ${removed.length} derived image${removed.length === 1 ? "" : "s"} of ${home}`);
+    io.out(`${where}\n`);
+    if (inUse.length > 0) {
+      io.out(`left ${inUse.length} that a container still uses: ${inUse.join(", ")}\n`);
+    }
+  };
+  await removeOn(dockerFromEnv(io), "");
+  const unreachable: string[] = [];
+  for (const engine of engines) {
+    await removeOn(engineDocker(io, engine), ` on ${engine}`).catch((error: Error) => {
+      unreachable.push(`${engine} (${error.message.split("\n")[0]})`);
+    });
+  }
+  if (unreachable.length > 0) {
+    throw new InfrastructureError(
+      `could not reach ${unreachable.join("; ")}: their derived images stay; clean again once ` +
+        `they answer`,
+    );
   }
 }
 

@@ -77,6 +77,14 @@ Deno.test("--engine a=2 --engine b=2: trials on both engines, the same run id an
     ),
   );
   assert.equal(ids[1], ids[0], "the image arrived with its id");
+
+  // clean reaches every engine the folder's runs used.
+  const derived = () => b.docker.text(["images", "--filter", "label=verdict.derived", "-q"]);
+  assert.notEqual(await derived(), "", "engine b has the run's derived images");
+  const cleaned = await runVerdictInProcess(["clean", "--home", join(dir.path, "two")]);
+  assert.equal(cleaned.code, 0, cleaned.stderr);
+  assert.ok(cleaned.stdout.includes(` on ${b.host}\n`), cleaned.stdout);
+  assert.equal(await derived(), "", "engine b's derived images are gone");
   await b.stop();
   // A second daemon on this host leaves the first's network alone: a container on the first
   // engine's default network (its docker0 bridge) still starts.
