@@ -1,3 +1,4 @@
+import { recordedRunConfig } from "../_run_config.ts";
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { memoryIo } from "../../src/cli/io.ts";
@@ -59,21 +60,12 @@ Deno.test("on a terminal the status line names the running trials and the time l
   const io = memoryIo();
   const clock = new LogicalClock({ tick: 0 });
   const progress = progressDisplay(io.out, true, clock);
-  const config = {
-    suite_digest: "d",
-    tasks: ["a", "b"],
+  const config = recordedRunConfig({
     repeat: 2,
-    agent: "nop",
-    model: null,
-    settings: null,
-    seed: 0,
-    harness_version: "0.1.0",
-    attempt: 1,
     concurrency: 2,
-    paths: ["tasks"],
     task_dirs: { a: "tasks/a", b: "tasks/b" },
     categories: { a: "bugfix", b: "bugfix" },
-  };
+  });
   const run = { id: "abc", config, createdAt: 0, status: "running" as const };
   const trial = (task: string, repeat: number, verdict: "pass" | "fail") =>
     ({

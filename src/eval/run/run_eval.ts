@@ -255,9 +255,9 @@ export async function evalSuite(request: SuiteRun, deps: SuiteRunDeps): Promise<
   if (deps.engines !== undefined) {
     const selected = shardTasks(request.tasks, request.shard);
     requireEngineSupport(installedAgent(agent.agent) !== undefined, selected);
+    // Every engine answers (`sandbox` among them) and holds the task images.
     await readyEngines(deps.engines, [...tasksByImage(selected).keys()], deps.signal);
-  }
-  await deps.sandbox.ping(deps.signal);
+  } else await deps.sandbox.ping(deps.signal);
   // Harbor tasks' images are built (or found) first: a missing base image stops the run before
   // anything is recorded.
   // A shard readies, stages and runs only its slice; the experiment is still the whole selection.

@@ -306,7 +306,8 @@ export async function runPool(
   const lost = new Set<string>();
   const worker = async (seat: EngineSeat) => {
     const { engine, sandbox, images } = seat;
-    while (next < plans.length && !signal.aborted && !lost.has(engine!)) {
+    const left = () => engine === undefined || !lost.has(engine);
+    while (next < plans.length && !signal.aborted && left()) {
       const index = next++;
       const plan = plans[index];
       warm?.ahead(index);

@@ -2,6 +2,7 @@
  * The slicing rule of `--shard K/N` and its parsing: deterministic, a task's repeats together, the
  * shards of one split disjoint and together the whole list; a bad value is exit 2 naming the flag.
  */
+import { recordedRunConfig } from "../../_run_config.ts";
 import assert from "node:assert/strict";
 import { CorruptionError, UsageError } from "../../../src/core/errors.ts";
 import { runConfig } from "../../../src/eval/setup/run_identity.ts";
@@ -68,21 +69,7 @@ Deno.test("parseShard takes K/N with 1 <= K <= N and refuses anything else, nami
 });
 
 Deno.test("a recorded shard parses; a record without one (every record before --shard) too; a damaged one is corruption", () => {
-  const config = {
-    suite_digest: "d",
-    tasks: ["a", "b"],
-    repeat: 1,
-    agent: "nop",
-    model: null,
-    settings: null,
-    seed: 0,
-    harness_version: "0.1.0",
-    attempt: 1,
-    concurrency: 1,
-    paths: ["tasks"],
-    task_dirs: {},
-    categories: {},
-  };
+  const config = recordedRunConfig();
   assert.equal(runConfig({ id: "r", config }).shard, undefined);
   assert.deepEqual(
     runConfig({ id: "r", config: { ...config, shard: { index: 2, count: 2 } } }).shard,
