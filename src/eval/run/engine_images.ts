@@ -13,7 +13,9 @@ import { removeLeftovers } from "./run_lock.ts";
 
 /**
  * Pings every engine, then sends each of `images` to the engines that lack it, from one that has
- * it; an image no engine has is left for the run's image check to name.
+ * it; an image no engine has is left for the run's image check to name. Engines that already hold
+ * an image must hold the same one (the same id): a trial would otherwise see another image
+ * depending on where it runs.
  *
  * @example
  * ```ts
@@ -26,6 +28,7 @@ import { removeLeftovers } from "./run_lock.ts";
  * await readyEngines(engines, ["verdict/busybox"], new AbortController().signal);
  * assert(await b.hasImage("verdict/busybox"));
  * ```
+ * @throws {InfrastructureError} naming the image and two engines whose copies differ (exit 3).
  */
 export async function readyEngines(
   engines: readonly RunEngine[],
@@ -34,12 +37,23 @@ export async function readyEngines(
 ): Promise<void> {
   await Promise.all(engines.map(({ sandbox }) => sandbox.ping(signal)));
   for (const image of images) {
-    const has = await Promise.all(engines.map(({ sandbox }) => sandbox.hasImage(image, signal)));
-    const source = engines.find((_, index) => has[index]);
-    if (source === undefined) continue;
+    const ids = await Promise.all(
+      engines.map(async ({ sandbox }) => (await sandbox.imageConfig(image, signal))?.id),
+    );
+    const source = ids.findIndex((id) => id !== undefined);
+    if (source === -1) continue;
+    const other = ids.findIndex((id) => id !== undefined && id !== ids[source]);
+    if (other !== -1) {
+      throw new InfrastructureError(
+        `${image} differs between engines: ${engines[source].name} has ${ids[source]}, ` +
+          `${engines[other].name} has ${ids[other]}; a trial would see another image depending ` +
+          `on where it runs. Fix: remove it on one of them (Verdict sends it over) or build the ` +
+          `images again on both`,
+      );
+    }
     await Promise.all(
-      engines.filter((_, index) => !has[index]).map(({ sandbox }) =>
-        source.sandbox.sendImage(image, sandbox, signal)
+      engines.filter((_, index) => ids[index] === undefined).map(({ sandbox }) =>
+        engines[source].sandbox.sendImage(image, sandbox, signal)
       ),
     );
   }

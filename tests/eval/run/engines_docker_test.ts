@@ -145,3 +145,36 @@ Deno.test("engine b's daemon stopped mid-run: its trial moves to a, every trial 
   const replayed = await runVerdictInProcess(["replay", results.run.id, "--home", home]);
   assert.equal(replayed.code, 0, replayed.stdout + replayed.stderr);
 });
+
+// Engine b holds an image under a task image's name, but another one (another build, or someone
+// else's): the run is refused before anything is recorded, naming both ids.
+Deno.test("an engine whose task image differs (another id under the same name) is refused, exit 3, nothing recorded", async () => {
+  await requireDocker();
+  await using b = await startSecondEngine();
+  await using dir = await scratchDir("engines-differ");
+  const a = Deno.env.get("DOCKER_HOST") ?? "unix:///var/run/docker.sock";
+  const tar = await b.docker.run(["import", "-", "verdict/busybox"], {
+    // An empty tar archive: two zeroed 512-byte blocks.
+    stdin: new Uint8Array(1024),
+  });
+  assert.equal(tar.code, 0, tar.stderr);
+  const home = join(dir.path, "home");
+  const refused = await runVerdictInProcess([
+    "eval",
+    TASKS[0],
+    "--agent",
+    "oracle",
+    "--engine",
+    a,
+    "--engine",
+    b.host,
+    "--home",
+    home,
+  ]);
+  assert.equal(refused.code, 3, refused.stderr);
+  assert.match(
+    refused.stderr,
+    /verdict\/busybox differs between engines: .* has sha256:.*, .* has sha256:/,
+  );
+  await assert.rejects(Deno.stat(join(home, "verdict.db")), Deno.errors.NotFound);
+});
