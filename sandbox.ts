@@ -19,6 +19,7 @@
  */
 export {
   AGENT_USER,
+  type AttachedProcess,
   type BindMount,
   type ContainerSpec,
   type DerivedImageOptions,

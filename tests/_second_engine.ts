@@ -79,3 +79,30 @@ export async function startSecondEngine(parent?: string): Promise<SecondEngine> 
     },
   };
 }
+
+/**
+ * Watches an engine's running containers until stopped; returns each one's mounts as
+ * `docker inspect` shows them (`[]` for none), one JSON list per sighting.
+ */
+export function watchMounts(engine: SecondEngine): { stop(): Promise<string[]> } {
+  const mounts: string[] = [];
+  let watching = true;
+  const watch = (async () => {
+    while (watching) {
+      const listed = await engine.docker.run(["ps", "-q"]);
+      const ids = new TextDecoder().decode(listed.stdout).split("\n").filter(Boolean);
+      for (const id of ids) {
+        const inspected = await engine.docker.run(["inspect", "--format", "{{json .Mounts}}", id]);
+        if (inspected.code === 0) mounts.push(new TextDecoder().decode(inspected.stdout).trim());
+      }
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  })();
+  return {
+    async stop() {
+      watching = false;
+      await watch;
+      return mounts;
+    },
+  };
+}

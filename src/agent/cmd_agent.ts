@@ -105,7 +105,8 @@ export function installedAgent(agent: Agent): InstalledAgent | undefined {
 }
 
 /**
- * The agent's folder as a tar stream rooted at `/`, landing at {@linkcode AGENT_FILES_MOUNT}:
+ * The agent's folder as a tar stream rooted at `/`, landing at `target` (absolute; by default
+ * {@linkcode AGENT_FILES_MOUNT}):
  * root's, folders 0755, files 0644 or (executable by their owner) 0755, so that the agent user
  * reads and runs them but cannot change them, whatever the modes on the host (`mktemp -d` makes
  * 0700). Links stay links.
@@ -116,8 +117,11 @@ export function installedAgent(agent: Agent): InstalledAgent | undefined {
  * const tar = await agentFilesTar("/home/me/agent");
  * ```
  */
-export async function agentFilesTar(folder: string): Promise<Uint8Array> {
-  const at = AGENT_FILES_MOUNT.slice(1);
+export async function agentFilesTar(
+  folder: string,
+  target: string = AGENT_FILES_MOUNT,
+): Promise<Uint8Array> {
+  const at = target.slice(1);
   const entries: TarEntry[] = (await readTree(folder)).map((entry) => {
     const path = `${at}/${entry.path}`;
     if (entry.type === "symlink") return { ...entry, path };
@@ -125,4 +129,26 @@ export async function agentFilesTar(folder: string): Promise<Uint8Array> {
     return { ...entry, path, mode: entry.mode & 0o100 ? 0o755 : 0o644 };
   });
   return packTar([{ path: at, type: "dir", mode: 0o755 }, ...entries], { uid: 0, gid: 0 });
+}
+
+const copies = new WeakMap<InstalledAgent, Promise<Uint8Array[]>>();
+
+/**
+ * What `agent` mounts, as tar streams that land where each mount would (made once per agent):
+ * for an engine that must not see a host path (another host's), where they are copied in.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { cmdAgent, mountsAsCopies } from "./cmd_agent.ts";
+ * assert.deepEqual(await mountsAsCopies(cmdAgent("true", null)), []);
+ * ```
+ */
+export function mountsAsCopies(agent: InstalledAgent): Promise<Uint8Array[]> {
+  let made = copies.get(agent);
+  if (made === undefined) {
+    made = Promise.all(agent.mounts.map(({ source, target }) => agentFilesTar(source, target)));
+    copies.set(agent, made);
+  }
+  return made;
 }

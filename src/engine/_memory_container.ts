@@ -10,6 +10,7 @@ import { InfrastructureError } from "../core/errors.ts";
 import { MemoryFiles, type MemoryNode } from "./memory_files.ts";
 import {
   AGENT_USER,
+  type AttachedProcess,
   type ContainerSpec,
   type ExecOptions,
   type ExecResult,
@@ -153,6 +154,13 @@ export class MemoryContainerHandle implements SandboxContainer {
       );
     }
     return entries;
+  }
+
+  /** See {@linkcode SandboxContainer.attach}: a memory container runs no programs. */
+  attach(argv: readonly string[]): AttachedProcess {
+    throw new InfrastructureError(
+      `the memory sandbox runs no programs, so it cannot start ${argv[0]} with its streams`,
+    );
   }
 
   /** See {@linkcode SandboxContainer.installHelper}: a memory container runs no binaries. */

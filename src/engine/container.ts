@@ -15,6 +15,7 @@ import { ChannelTransport, type ContainerChannels } from "./_channel_transport.t
 import { DockerExecTransport, readDockerTar } from "./_docker_exec.ts";
 import { ExecChannel } from "./_exec_channel.ts";
 import { HELPER, installHelper } from "./_helper.ts";
+import { killQuietly } from "./_kill_quietly.ts";
 import {
   KILL_OTHERS_AND_ARCHIVE,
   reportRead,
@@ -28,18 +29,19 @@ import { type Docker, firstLine } from "./docker.ts";
 import { parseDockerDiff } from "./docker_diff.ts";
 import {
   AGENT_USER,
+  type AttachedProcess,
   type BindMount,
   type ContainerSpec,
   type ExecOptions,
   type ExecResult,
   type FilesystemChange,
   type LabelledContainer,
-  missingImageMessage,
   type ResourceLimits,
   type SandboxContainer,
   type UnpackedExecResult,
   type UnpackExecOptions,
 } from "./sandbox.ts";
+import { missingImageMessage } from "./image_messages.ts";
 import type { TarEntry, TarEntryHeader } from "./tar.ts";
 
 export type { ContainerChannels };
@@ -182,6 +184,27 @@ export class Container implements SandboxContainer {
       stdout: "",
       unpacked: true,
       ...(read === undefined ? {} : { report: read }),
+    };
+  }
+
+  /** See {@linkcode SandboxContainer.attach}: a `docker exec --interactive` of its own. */
+  attach(argv: readonly string[]): AttachedProcess {
+    const child = this.#docker.spawn([
+      "exec",
+      "--interactive",
+      `--user=${this.spec.user ?? AGENT_USER}`,
+      this.id,
+      ...argv,
+    ], { stdin: true });
+    const ended = (async () => {
+      const [said] = await Promise.all([new Response(child.stderr).text(), child.status]);
+      return said.trim().split("\n").at(-1) ?? "";
+    })();
+    return {
+      stdout: child.stdout,
+      stdin: child.stdin,
+      ended,
+      kill: () => killQuietly(child),
     };
   }
 

@@ -11,12 +11,8 @@
 import { InfrastructureError } from "../core/errors.ts";
 import { sha256Hex } from "../core/hash.ts";
 import { type Docker, firstLine } from "./docker.ts";
-import {
-  type DerivedImageOptions,
-  type DerivedImageSource,
-  folderNotEmptyMessage,
-  missingImageMessage,
-} from "./sandbox.ts";
+import type { DerivedImageOptions, DerivedImageSource } from "./sandbox.ts";
+import { folderNotEmptyMessage, missingImageMessage } from "./image_messages.ts";
 import { parseTar } from "./tar.ts";
 
 /** The repository every derived image is tagged in. */

@@ -16,20 +16,19 @@ import {
   type SandboxOperation,
 } from "./_memory_container.ts";
 import { MemoryFiles } from "./memory_files.ts";
-import {
-  type ContainerSpec,
-  type DerivedImageOptions,
-  type DerivedImageSource,
-  folderNotEmptyMessage,
-  type ImageBuild,
-  type ImageBuildResult,
-  type ImageConfig,
-  type LabelledContainer,
-  missingImageMessage,
-  type Sandbox,
-  type SandboxContainer,
-  type UnpackedExecResult,
+import type {
+  ContainerSpec,
+  DerivedImageOptions,
+  DerivedImageSource,
+  ImageBuild,
+  ImageBuildResult,
+  ImageConfig,
+  LabelledContainer,
+  Sandbox,
+  SandboxContainer,
+  UnpackedExecResult,
 } from "./sandbox.ts";
+import { folderNotEmptyMessage, missingImageMessage } from "./image_messages.ts";
 import type { TarEntry } from "./tar.ts";
 
 export type { ExecRequest, MemoryContainer, SandboxOperation };

@@ -209,6 +209,18 @@ export interface DerivedImageSource {
   imageFor(base: string, tar: Uint8Array, options?: DerivedImageOptions): Promise<string>;
 }
 
+/** A program started in a container whose stdin and stdout are a byte stream (`docker exec -i`). */
+export interface AttachedProcess {
+  /** What it writes on its stdout. */
+  readonly stdout: ReadableStream<Uint8Array>;
+  /** Its stdin. */
+  readonly stdin: WritableStream<Uint8Array>;
+  /** Settles once it ended, with the last line it wrote on stderr ("" for none). */
+  readonly ended: Promise<string>;
+  /** Ends it: its stream is cut, and the program sees its stdin end. */
+  kill(): void;
+}
+
 /** A started container: what the core does with one. */
 export interface SandboxContainer {
   /** The container id. */
@@ -292,6 +304,12 @@ export interface SandboxContainer {
    */
   installHelper(): Promise<string | undefined>;
   /**
+   * Starts `argv` (no shell) in the running container as its main user, its stdin and stdout a
+   * byte stream to this process, for a long-lived program that speaks over them.
+   * @throws {InfrastructureError} when the engine has no such streams (the memory double).
+   */
+  attach(argv: readonly string[]): AttachedProcess;
+  /**
    * Stops every process in the container for good; files can still be copied out. Already
    * stopped is fine.
    * @throws {InfrastructureError} when the container is gone or the engine refuses.
@@ -359,40 +377,4 @@ export interface Sandbox {
    * building one, so that an interrupted run's sweep finds it.
    */
   derivedImages(labels: Record<string, string>): DerivedImageSource;
-}
-
-/**
- * The message for a missing image: its name and how to build it.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { missingImageMessage } from "./sandbox.ts";
- * assert(missingImageMessage("verdict/busybox").includes("scripts/build-images.sh"));
- * ```
- */
-export function missingImageMessage(image: string): string {
-  return `image ${image} is missing: build it with scripts/build-images.sh (as root, with a ` +
-    `running Docker engine), or point the task's image at one you have`;
-}
-
-/**
- * The message for a base image that already has files in the folder a workspace is staged into.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { folderNotEmptyMessage } from "./sandbox.ts";
- * assert(folderNotEmptyMessage("app", "/workspace", ["workspace/a"]).includes("workspace/a"));
- * ```
- */
-export function folderNotEmptyMessage(
-  image: string,
-  folder: string,
-  inside: readonly string[],
-): string {
-  return `image ${image} already has files in ${folder} (${inside.slice(0, 3).join(", ")}${
-    inside.length > 3 ? ", ..." : ""
-  }): the task's workspace is staged into an empty ${folder}, for the agent and for grading; ` +
-    `build the image without them, or give the task another workdir`;
 }

@@ -9,11 +9,11 @@ import { sha256Hex } from "../../src/core/hash.ts";
 import { InfrastructureError } from "../../src/core/errors.ts";
 import { DERIVED_LABEL } from "../../src/engine/derived_image.ts";
 import { DockerSandbox } from "../../src/engine/docker_sandbox.ts";
+import { missingImageMessage } from "../../src/engine/image_messages.ts";
 import { type ExecHandler, MemorySandbox } from "../../src/engine/memory_sandbox.ts";
 import {
   AGENT_USER,
   type ContainerSpec,
-  missingImageMessage,
   type Sandbox,
   type SandboxContainer,
 } from "../../src/engine/sandbox.ts";

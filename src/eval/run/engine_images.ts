@@ -6,7 +6,8 @@
  * @module
  */
 import { InfrastructureError, UsageError } from "../../core/errors.ts";
-import { missingImageMessage, type Sandbox } from "../../engine/sandbox.ts";
+import type { Sandbox } from "../../engine/sandbox.ts";
+import { missingImageMessage } from "../../engine/image_messages.ts";
 import { type Task, tasksByImage } from "../../task/task.ts";
 import type { RunEngine } from "./engine_seats.ts";
 import { removeLeftovers } from "./run_lock.ts";
@@ -60,25 +61,17 @@ export async function readyEngines(
 }
 
 /**
- * Refuses what a run over several engines cannot do yet: an installed agent (its gateway reaches
- * its container through a socket of this machine) and a Harbor task (its image is built here).
+ * Refuses what a run over several engines cannot do yet: a Harbor task (its image is built on
+ * one engine).
  *
  * @example
  * ```ts
- * import assert from "node:assert/strict";
  * import { requireEngineSupport } from "./engine_images.ts";
- * assert.throws(() => requireEngineSupport(true, []), /installed agent/);
- * requireEngineSupport(false, []);
+ * requireEngineSupport([]);
  * ```
  * @throws {UsageError} naming what to drop.
  */
-export function requireEngineSupport(installed: boolean, tasks: readonly Task[]): void {
-  if (installed) {
-    throw new UsageError(
-      "--engine runs Verdict's own agents (loop, oracle, nop) so far: an installed agent reaches " +
-        "its gateway through a socket of this machine. Fix: run it without --engine",
-    );
-  }
+export function requireEngineSupport(tasks: readonly Task[]): void {
   const harbor = tasks.filter((task) => task.harbor).map((task) => task.id);
   if (harbor.length > 0) {
     throw new UsageError(

@@ -22,6 +22,7 @@ import { loadSuite, selectTasks, type Suite } from "../../task/load_suite.ts";
 import { type Task, tasksByImage } from "../../task/task.ts";
 import { readyHarborImages, type ReadyImage } from "../setup/harbor_images.ts";
 import { requireRunnableImages } from "../setup/installed_probe.ts";
+import { SIDECAR_IMAGE } from "../../gateway/sidecar.ts";
 import { requireSolutions } from "../setup/oracle_solutions.ts";
 import { type Experiment, type RecordedRunConfig, sessionId } from "../setup/run_identity.ts";
 import { type Shard, shardTasks } from "../setup/shard.ts";
@@ -254,9 +255,11 @@ export async function evalSuite(request: SuiteRun, deps: SuiteRunDeps): Promise<
   if (agent.needs.solutions) requireSolutions(request.tasks);
   if (deps.engines !== undefined) {
     const selected = shardTasks(request.tasks, request.shard);
-    requireEngineSupport(installedAgent(agent.agent) !== undefined, selected);
-    // Every engine answers (`sandbox` among them) and holds the task images.
-    await readyEngines(deps.engines, [...tasksByImage(selected).keys()], deps.signal);
+    requireEngineSupport(selected);
+    // Every engine answers (`sandbox` among them) and holds the task images (and an installed
+    // agent's sidecar image).
+    const sidecar = installedAgent(agent.agent) === undefined ? [] : [SIDECAR_IMAGE];
+    await readyEngines(deps.engines, [...tasksByImage(selected).keys(), ...sidecar], deps.signal);
   } else await deps.sandbox.ping(deps.signal);
   // Harbor tasks' images are built (or found) first: a missing base image stops the run before
   // anything is recorded.
@@ -288,7 +291,11 @@ export async function evalSuite(request: SuiteRun, deps: SuiteRunDeps): Promise<
       prepare: async ({ id, owner }) => {
         // Before anything is recorded: an image the installed agent cannot run refuses the run.
         if (installed !== undefined) {
-          await requireRunnableImages(deps.sandbox, installed, tasks, { id, owner }, deps.signal);
+          await requireRunnableImages(deps.sandbox, installed, tasks, {
+            id,
+            owner,
+            copies: deps.engines !== undefined,
+          }, deps.signal);
         }
         // An installed agent's own files: a resumed trial mounts them again.
         const config = recordedConfig(request, experiment, attempt, installed?.files);

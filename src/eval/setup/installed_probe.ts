@@ -4,10 +4,11 @@
  * what it lacks, rather than failing every trial of those tasks as the agent's fault. Each image
  * is tried once, in a throwaway container with the agent's mounts and no network, as the agent
  * user, labelled with the run it was claimed for (so the sweep after a killed process finds it).
+ * With `copies` (a run over several engines), what the agent mounts is copied in instead.
  *
  * @module
  */
-import type { InstalledAgent } from "../../agent/cmd_agent.ts";
+import { type InstalledAgent, mountsAsCopies } from "../../agent/cmd_agent.ts";
 import { UsageError } from "../../core/errors.ts";
 import type { Sandbox } from "../../engine/sandbox.ts";
 import { type Task, tasksByImage } from "../../task/task.ts";
@@ -25,7 +26,7 @@ export async function requireRunnableImages(
   sandbox: Sandbox,
   agent: InstalledAgent,
   tasks: readonly Task[],
-  run: { id: string; owner: string },
+  run: { id: string; owner: string; copies?: boolean },
   signal: AbortSignal,
 ): Promise<void> {
   const probe = agent.probe;
@@ -37,9 +38,12 @@ export async function requireRunnableImages(
       workdir: "/",
       network: "none",
       labels: { "verdict.run": run.id, [OWNER_LABEL]: run.owner, "verdict.role": "probe" },
-      mounts: agent.mounts,
+      mounts: run.copies ? [] : agent.mounts,
     }, signal);
     try {
+      if (run.copies) {
+        for (const tar of await mountsAsCopies(agent)) await container.copyIn(tar, "/");
+      }
       const result = await container.exec(probe.command, {
         timeoutMs: PROBE_TIMEOUT_MS,
         signal,

@@ -7,7 +7,7 @@
  *
  * @module
  */
-import type { InstalledAgent } from "../../agent/cmd_agent.ts";
+import { type InstalledAgent, mountsAsCopies } from "../../agent/cmd_agent.ts";
 import { InfrastructureError } from "../../core/errors.ts";
 import type { Rng } from "../../core/rng.ts";
 import { serveGateway } from "../../gateway/serve_gateway.ts";
@@ -19,7 +19,8 @@ import {
   startForwarder,
 } from "../../gateway/sidecar.ts";
 import type { GatewayLedger } from "../../gateway/ledger.ts";
-import type { ContainerSpec } from "../../engine/sandbox.ts";
+import type { ContainerSpec, SandboxContainer } from "../../engine/sandbox.ts";
+import { relayOverExec } from "../../gateway/exec_relay.ts";
 import type { TrialScope } from "./trial_scope.ts";
 
 /** The part of the agent's container spec that an installed agent's surroundings decide. */
@@ -31,6 +32,11 @@ export interface OpenedGateway {
   setup: AgentContainerSetup;
   /** The ledger. */
   ledger: GatewayLedger;
+  /**
+   * What to do to the agent's container once started, before the agent runs: on a run's
+   * engines, copy in what a local one mounts (the agent's kit).
+   */
+  fill?: (container: SandboxContainer) => Promise<void>;
 }
 
 /**
@@ -75,7 +81,9 @@ export function gatewayEnvironment(key: string): Record<string, string> {
 
 /**
  * Opens the trial's gateway for an installed agent: serves it, starts the sidecar and its
- * forwarder, and returns how the agent's container is to be started. The gateway is closed, and
+ * forwarder, and returns how the agent's container is to be started. On one of a run's engines
+ * (`--engine`), the sidecar mounts nothing: its forwarder's connections come over its exec's
+ * streams (`gateway/exec_relay.ts`), and the agent's kit is copied in rather than mounted. The gateway is closed, and
  * its socket removed, with the trial's containers.
  *
  * @throws {InfrastructureError} when the eval supplied no gateway, or the socket, the sidecar or
@@ -102,16 +110,26 @@ export async function openTrialGateway(
   });
   const served = await serveGateway(handler);
   scope.onRemove(() => served.close());
+  // On a run's engines, any of which may be another host's: nothing of this machine is mounted.
+  const remote = deps.engine !== undefined;
   const sidecar = await scope.start(SIDECAR_ROLE, SIDECAR_IMAGE, {
     workdir: "/",
     network: "none",
-    mounts: [socketMount(served.folder)],
+    mounts: remote ? [] : [socketMount(served.folder)],
   });
-  await startForwarder(sidecar, deps.signal);
+  if (remote) {
+    const relay = await relayOverExec(sidecar, served.socketPath, deps.signal);
+    scope.onRemove(() => relay.close());
+  } else await startForwarder(sidecar, deps.signal);
   const setup: AgentContainerSetup = {
     network: `container:${sidecar.id}`,
     env: gatewayEnvironment(key),
-    mounts: [...agent.mounts],
+    mounts: remote ? [] : [...agent.mounts],
   };
-  return { setup, ledger };
+  const fill = remote
+    ? async (container: SandboxContainer) => {
+      for (const tar of await mountsAsCopies(agent)) await container.copyIn(tar, "/");
+    }
+    : undefined;
+  return { setup, ledger, ...(fill === undefined ? {} : { fill }) };
 }

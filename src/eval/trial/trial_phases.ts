@@ -22,7 +22,7 @@ import {
 import { chainedSummary } from "../../store/run_table.ts";
 import type { TrialRecord } from "../../store/trial_record.ts";
 import { diffSnapshots, loadSnapshot, storeSnapshot } from "../../workspace/snapshot.ts";
-import { type AgentContainerSetup, openTrialGateway } from "./trial_gateway.ts";
+import { type AgentContainerSetup, type OpenedGateway, openTrialGateway } from "./trial_gateway.ts";
 import { gradePayload, outcomePayload, withAgentStop } from "./trial_payloads.ts";
 import type { Sealed } from "./trial_plan.ts";
 import type { TrialScope } from "./trial_scope.ts";
@@ -85,8 +85,9 @@ export async function openNew(scope: TrialScope): Promise<AgentSeat> {
   const image = warmed ? undefined : staged.kind.agentImage(staged, deps.images, deps.signal);
   // The image builds while the gateway opens; a failure to open it leaves the build unawaited.
   image?.catch(() => undefined);
-  const { setup, ledger } = await agentSurroundings(scope);
+  const { setup, ledger, fill } = await agentSurroundings(scope);
   const container = warmed ? await warmed : await scope.start("agent", image!, setup);
+  await fill?.(container);
   scope.record([event(EVENT.workspaceStaged, {
     root: staged.initial.root,
     entries: staged.initial.entries.length,
@@ -115,8 +116,9 @@ export async function restoreInto(
   resumed: Resumption,
 ): Promise<AgentSeat> {
   const { plan, deps } = scope;
-  const { setup, ledger } = await agentSurroundings(scope);
+  const { setup, ledger, fill } = await agentSurroundings(scope);
   const container = await scope.start("agent", undefined, setup);
+  await fill?.(container);
   const snapshot = loadSnapshot(deps.store.blobs, root);
   await plan.staged.kind.restore(plan.staged, container, deps.store.blobs, snapshot);
   scope.record([event(EVENT.trialResumed, resumed)]);
@@ -264,7 +266,7 @@ export function finish(scope: TrialScope, result: TrialRecord): void {
  */
 async function agentSurroundings(
   scope: TrialScope,
-): Promise<{ setup: AgentContainerSetup; ledger?: GatewayLedger }> {
+): Promise<Partial<OpenedGateway> & { setup: AgentContainerSetup }> {
   return scope.installed ? await openTrialGateway(scope, scope.installed) : { setup: {} };
 }
 

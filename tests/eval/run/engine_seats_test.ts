@@ -67,15 +67,15 @@ Deno.test("a run over two engines sends the images, spreads the trials, keeps ea
   }
 });
 
-Deno.test("a run over several engines refuses an installed agent and Harbor tasks before anything is recorded", async () => {
+Deno.test("a run over several engines refuses Harbor tasks before anything is recorded", async () => {
   await using dir = await scratchDir("engines-refused");
   const a = engine(["verdict/busybox"]);
   await assert.rejects(
     runEval(
-      { paths: ["tasks/shell-count-errors"], agent: "cmd:true", home: dir.path },
+      { paths: ["tests/fixtures/harbor/system-tool"], agent: "nop", home: dir.path },
       { sandbox: a, engines: [{ name: "a", slots: 1, sandbox: a }] },
     ),
-    /--engine runs Verdict's own agents/,
+    /--engine runs Verdict tasks so far; system-tool is a Harbor task/,
   );
   await assert.rejects(Deno.stat(join(dir.path, "verdict.db")), Deno.errors.NotFound);
 });

@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import type { Results } from "../../../src/report/results.ts";
 import { requireDocker } from "../../_docker.ts";
-import { startSecondEngine } from "../../_second_engine.ts";
+import { startSecondEngine, watchMounts } from "../../_second_engine.ts";
 import { scratchDir } from "../../_verdict.ts";
 import { runVerdictInProcess } from "../../cli/_in_process.ts";
 
@@ -25,19 +25,7 @@ Deno.test("--engine a=2 --engine b=2: trials on both engines, the same run id an
   assert.equal(one.code, 0, one.stderr);
 
   // Engine b's containers, looked at while the run goes: none may mount a host path.
-  const mounts: string[] = [];
-  let watching = true;
-  const watch = (async () => {
-    while (watching) {
-      const ids = new TextDecoder().decode((await b.docker.run(["ps", "-q"])).stdout).split("\n")
-        .filter(Boolean);
-      for (const id of ids) {
-        const inspected = await b.docker.run(["inspect", "--format", "{{json .Mounts}}", id]);
-        if (inspected.code === 0) mounts.push(new TextDecoder().decode(inspected.stdout).trim());
-      }
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-  })();
+  const watching = watchMounts(b);
   const two = await runVerdictInProcess([
     "eval",
     ...common,
@@ -48,8 +36,7 @@ Deno.test("--engine a=2 --engine b=2: trials on both engines, the same run id an
     "--home",
     join(dir.path, "two"),
   ]);
-  watching = false;
-  await watch;
+  const mounts = await watching.stop();
   assert.equal(two.code, 0, two.stderr);
 
   const [single, spread] = [one, two].map((result) => JSON.parse(result.stdout) as Results);

@@ -1,0 +1,61 @@
+/**
+ * An installed agent over two engines (a second daemon stands in for another host): the Python
+ * fixture agent (`cmd:`, Chat Completions) reaches its trial's gateway on this machine from
+ * engine b's containers, which mount nothing of this machine: its files are copied in, and the
+ * gateway's bytes come over the sidecar's exec streams. Its trials pass on both engines, and the
+ * run verifies and replays.
+ */
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import type { Results } from "../../../src/report/results.ts";
+import { requireDocker } from "../../_docker.ts";
+import { startSecondEngine, watchMounts } from "../../_second_engine.ts";
+import { scratchDir } from "../../_verdict.ts";
+import { runVerdictInProcess } from "../../cli/_in_process.ts";
+
+Deno.test("an installed agent (cmd:, through the gateway) passes on engine b, whose containers mount nothing of this host", async () => {
+  await requireDocker();
+  await using b = await startSecondEngine();
+  await using dir = await scratchDir("engines-installed");
+  const a = Deno.env.get("DOCKER_HOST") ?? "unix:///var/run/docker.sock";
+  const home = join(dir.path, "home");
+  const watching = watchMounts(b);
+  const evaluated = await runVerdictInProcess([
+    "eval",
+    "tasks/fix-slugify",
+    "--agent",
+    "cmd:python3 /verdict/agent/agent.py",
+    "--agent-files",
+    "tests/fixtures/agents/py_agent",
+    "--repeat",
+    "2",
+    "--engine",
+    `${a}=1`,
+    "--engine",
+    `${b.host}=1`,
+    "--json",
+    "--home",
+    home,
+  ]);
+  const mounts = await watching.stop();
+  assert.equal(evaluated.code, 0, evaluated.stderr);
+  const results = JSON.parse(evaluated.stdout) as Results;
+  for (const trial of results.trials) {
+    assert.deepEqual([trial.verdict, trial.stop_reason], ["pass", "completed"], trial.reason);
+    assert.ok(trial.steps >= 3, `${trial.steps} model calls through the gateway`);
+  }
+  const engines = await Promise.all(results.trials.map(async (trial) => {
+    const shown = await runVerdictInProcess(["show", trial.session, "--home", home]);
+    return shown.stdout.match(/^engine: (.*)$/m)?.[1];
+  }));
+  assert.deepEqual(engines.sort(), [a, b.host].sort(), "one trial on each engine");
+  // The agent's container and its sidecar were both seen on b, with no mount.
+  assert.ok(mounts.length >= 2, `engine b's containers were seen (${mounts.length})`);
+  for (const found of mounts) assert.equal(found, "[]", `a container on b mounts ${found}`);
+
+  const verified = await runVerdictInProcess(["verify", results.run.id, "--home", home]);
+  assert.equal(verified.code, 0, verified.stdout + verified.stderr);
+  const replayed = await runVerdictInProcess(["replay", results.run.id, "--home", home]);
+  assert.equal(replayed.code, 0, replayed.stdout + replayed.stderr);
+  assert.match(replayed.stdout, /identical \(2 identical, 0 diverged, 0 skipped\)/);
+});
