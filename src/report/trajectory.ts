@@ -11,6 +11,7 @@
  */
 import { diffSnapshots, loadSnapshot, type SnapshotEntry } from "../workspace/snapshot.ts";
 import {
+  all,
   EVENT,
   type EventPayload,
   first,
@@ -73,6 +74,12 @@ export function readTrajectory(
   for (const stored of events) read(readEvent(stored));
   const engine = first(events, EVENT.trialStarted)?.payload.engine;
   if (engine !== undefined) trajectory.engine = engine;
+  for (const { payload } of all(events, EVENT.trialResumed)) {
+    if (payload.engine !== undefined) trajectory.engine = payload.engine;
+    if (payload.moved_from === undefined) continue;
+    const { engine: from, reason } = payload.moved_from;
+    trajectory.moves = [...trajectory.moves ?? [], { from, to: payload.engine ?? "", reason }];
+  }
   const ran = last(events, EVENT.agentCmd)?.payload;
   if (ran !== undefined) {
     const { command, exit_code, timed_out, stdout, stderr } = ran;

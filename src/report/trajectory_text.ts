@@ -37,7 +37,7 @@ export function trajectoryText(trajectory: Trajectory): string {
       }`,
     );
   }
-  if (trajectory.engine !== undefined) lines.push(`engine: ${trajectory.engine}`);
+  lines.push(...whereItRan(trajectory));
   if (trajectory.resumed) lines.push("resumed after an interruption");
   if (trajectory.replay) {
     const { clockStart, masks } = trajectory.replay;
@@ -168,4 +168,14 @@ function preview(text: string): string {
 
 function indent(text: string, prefix: string): string {
   return text.split("\n").map((line) => prefix + line).join("\n");
+}
+
+// The engine it ran on, and each move from a lost engine (a run given several, `--engine`).
+function whereItRan({ engine, moves }: Trajectory): string[] {
+  return [
+    ...(engine === undefined ? [] : [`engine: ${engine}`]),
+    ...(moves ?? []).map(({ from, to, reason }) =>
+      `moved from engine ${from} to ${to}, its engine lost: ${reason}`
+    ),
+  ];
 }

@@ -102,8 +102,10 @@ export interface Trajectory {
   };
   /** Whether the trial was resumed. */
   resumed: boolean;
-  /** The Docker engine it ran on, when its run was given several (`--engine`). */
+  /** The Docker engine it ran on (last), when its run was given several (`--engine`). */
   engine?: string;
+  /** Each time its engine was lost under it: from which, to which, and why it stopped there. */
+  moves?: { from: string; to: string; reason: string }[];
   /** The workspace changes. */
   changes: TrajectoryChange[];
   /**

@@ -211,7 +211,8 @@ const trialScreen = (root) => (([view]) => {
   root.append(el("p", { class: "meta" }, link("#/", "runs"), " / ", link("#/run/" + encodeURIComponent(view.run), view.run + " (" + view.label + ")")),
     el("h1", {}, t.task + "#" + t.repeat),
     el("p", { id: "verdict" }, t.verdict ? [verdictSpan(t.verdict.verdict), " " + t.verdict.bucket + ": " + t.verdict.reason] : "no verdict yet"),
-    el("p", { class: "meta", id: "session" }, "session " + t.session + (t.engine ? " · engine " + t.engine : "")),
+    el("p", { class: "meta", id: "session" }, "session " + t.session + (t.engine ? " · engine " + t.engine : "") +
+      (t.moves || []).map((m) => " · moved from " + m.from + " (" + m.reason + ")").join("")),
     trajectoryView(t));
 });
 addEventListener("hashchange", show);

@@ -7,8 +7,8 @@
 import { InfrastructureError } from "../../core/errors.ts";
 import type { DerivedImageSource, Sandbox } from "../../engine/sandbox.ts";
 import type { Store } from "../../store/store.ts";
-import { sessionId } from "../setup/run_identity.ts";
-import type { TrialPlan } from "../trial/trial_plan.ts";
+import type { TrialPlan, TrialStart } from "../trial/trial_plan.ts";
+import { type ResumeContext, trialStartFrom } from "./resume_point.ts";
 
 /**
  * One engine of a run given several.
@@ -111,36 +111,30 @@ export async function engineLost(seat: EngineSeat): Promise<boolean> {
 }
 
 /**
- * A trial that ended on a lost engine, moved: a new attempt of it, with its own session (as
- * `resume --retry-errors` makes), recorded now and run on another engine. The ended attempt stays
- * in the record with its engine and why it ended; only the last attempt counts.
+ * Where a trial whose engine was lost goes on, on another engine: from its last checkpoint, as
+ * `resume` would pick it up (a loop agent re-driven through its record, its calls answered from
+ * it; an installed agent, or the oracle, from its start), its log kept whole. Nothing of its lost
+ * engine is looked for.
  *
  * @example
  * ```ts
  * import assert from "node:assert/strict";
+ * import { nopAgent } from "../../agent/nop.ts";
+ * import { MemorySandbox } from "../../engine/memory_sandbox.ts";
  * import { openStore } from "../../store/store.ts";
- * import { movedPlan } from "./engine_seats.ts";
+ * import { movedStart } from "./engine_seats.ts";
  * const store = openStore(":memory:");
- * store.runs.create({ id: "r", config: {}, createdAt: 0 });
- * store.runs.createSession({ id: "s", run: "r", task: "t", repeat: 0 });
  * const plan = { run: "r", session: "s", repeat: 0, staged: {} as never };
- * const moved = movedPlan(store, plan);
- * assert.equal(moved.retryOf, "s");
- * assert.equal(store.runs.session(moved.session)?.retry, 1);
+ * const context = { sandbox: new MemorySandbox(), owner: "o", agent: nopAgent };
+ * assert.equal((await movedStart(plan, store, context)).phase, "begin");
  * ```
  */
-export function movedPlan(store: Store, plan: TrialPlan): TrialPlan {
-  const ended = store.runs.session(plan.session)!;
-  const retry = ended.retry + 1;
-  const session = sessionId(plan.run, ended.task, ended.repeat, retry);
-  store.runs.createSession({
-    id: session,
-    run: plan.run,
-    task: ended.task,
-    repeat: ended.repeat,
-    retry,
-  });
-  return { ...plan, session, retryOf: plan.session };
+export async function movedStart(
+  plan: TrialPlan,
+  store: Store,
+  context: ResumeContext,
+): Promise<TrialStart> {
+  return await trialStartFrom(plan, store.events.read(plan.session), [], context);
 }
 
 /**

@@ -114,11 +114,17 @@ export async function trialStartFrom(
   const staged = last(events, EVENT.workspaceStaged);
   const restoreRoot = snapshot?.payload.root ?? staged?.payload.root ?? plan.staged.initial.root;
   const container = await survivingAgentContainer(plan, context, role("agent"), !outcome);
-  if (outcome) return { phase: "seal", outcome, container, restoreRoot };
+  // A stopped agent's end state is in its container, or, for the loop agent, in the checkpoint
+  // after its last tool result.
+  if (outcome && (container !== null || context.follow !== undefined)) {
+    return { phase: "seal", outcome, container, restoreRoot };
+  }
   if (context.follow === undefined) {
     // The oracle and nop agents have no record to follow: they start over on the staged workspace.
     // So does an installed agent: its program's state (its conversation, its files outside the
     // workspace) died with its container and its gateway, and cannot be rebuilt from the record.
+    // Nor do they keep checkpoints: one that stopped and lost its container before its end state
+    // was sealed has none to grade (the staged workspace graded would blame it for the loss).
     await container?.remove();
     return {
       phase: "agent",

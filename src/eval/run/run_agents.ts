@@ -27,6 +27,7 @@ import {
 import type { LoopSettings } from "../setup/loop_settings.ts";
 import { setupLoopAgent } from "../setup/loop_setup.ts";
 import type { CrashHook, TrialGatewayFactory } from "../trial/trial_plan.ts";
+import type { SessionDriver } from "../trial/session_driver.ts";
 
 /**
  * An agent for a run, with what the run records about it: its name, model and settings are part
@@ -154,6 +155,8 @@ export interface PlannedAgent {
   crash?: CrashHook;
   /** Each trial's model gateway, for an installed agent. */
   gateway?: TrialGatewayFactory;
+  /** The agent re-driven through a trial's record first (the loop agent), for a moved trial. */
+  follow?: (driver: SessionDriver) => Agent;
 }
 
 /**
@@ -282,6 +285,7 @@ export async function planAgents(
         needs: entry.needs,
         crash: built.crash,
         gateway: built.gateway,
+        ...(built.loop === undefined ? {} : { follow: built.loop.following }),
       });
     }
     for (const model of taken.length > 0 ? offered.filter((m) => !taken.includes(m)) : []) {

@@ -256,8 +256,7 @@ export async function evalSuite(request: SuiteRun, deps: SuiteRunDeps): Promise<
   if (deps.engines !== undefined) {
     const selected = shardTasks(request.tasks, request.shard);
     requireEngineSupport(selected);
-    // Every engine answers (`sandbox` among them) and holds the task images (and an installed
-    // agent's sidecar image).
+    // Every engine answers and holds the task images (and an installed agent's sidecar's).
     const sidecar = installedAgent(agent.agent) === undefined ? [] : [SIDECAR_IMAGE];
     await readyEngines(deps.engines, [...tasksByImage(selected).keys(), ...sidecar], deps.signal);
   } else await deps.sandbox.ping(deps.signal);
@@ -312,6 +311,7 @@ export async function evalSuite(request: SuiteRun, deps: SuiteRunDeps): Promise<
             waiveModelOnly: deps.waiveModelOnly,
             crash: agent.crash,
             gateway: agent.gateway,
+            follow: agent.follow,
           },
           cleanedUp: await removeEveryLeftover(engineSandboxes(deps), runsDir, owner),
         };

@@ -7,64 +7,22 @@
  *
  * @module
  */
-import {
-  engineLost,
-  engineSandboxes,
-  type EngineSeat,
-  engineSeats,
-  movedPlan,
-  noEngineLeft,
-  type RunEngine,
-} from "./engine_seats.ts";
+import { engineSandboxes } from "./engine_seats.ts";
 import type { SigningKey } from "../../core/ed25519.ts";
 import { signRun } from "./run_signature.ts";
 import { join } from "node:path";
-import type { Agent } from "../../agent/agent.ts";
-import type { Clock } from "../../core/clock.ts";
-import { SplitMix64 } from "../../core/rng.ts";
 import type { Results } from "../../report/results.ts";
 import { writeRunReports } from "../../report/run_reports.ts";
-import type { DerivedImageSource, Sandbox } from "../../engine/sandbox.ts";
-import { storeSnapshot } from "../../workspace/snapshot.ts";
+import type { Sandbox } from "../../engine/sandbox.ts";
 import type { RunRecord } from "../../store/run_table.ts";
 import type { Store } from "../../store/store.ts";
-import type { TrialRecord } from "../../store/trial_record.ts";
-import { type RunConfig, runConfig } from "../setup/run_identity.ts";
+import { runConfig } from "../setup/run_identity.ts";
 import type { RunLock } from "./run_lock.ts";
 import { OWNER_LABEL, stateOwner } from "../trial/run_owner.ts";
-import {
-  type CrashHook,
-  FROM_THE_BEGINNING,
-  TrialInterrupted,
-  type TrialPlan,
-  type TrialStart,
-} from "../trial/trial_plan.ts";
-import { runTrial } from "../trial/trial.ts";
-import type { TrialGatewayFactory } from "../trial/trial_plan.ts";
-import { trialContainerSpec } from "../trial/trial_scope.ts";
-import { WarmContainers } from "../trial/warm_containers.ts";
-import { installedAgent } from "../../agent/cmd_agent.ts";
+import type { TrialPlan, TrialStart } from "../trial/trial_plan.ts";
+import { type PoolDeps, type PoolSettings, type Progress, runPool } from "./run_pool.ts";
 
-/**
- * Hears about a run as it goes.
- *
- * @example A line per finished trial
- * ```ts
- * import type { Progress } from "./run_lifecycle.ts";
- * const progress: Progress = {
- *   runStarted: (run, config, trials) => console.log(`run ${run.id}: ${trials} trials of ${config.agent}`),
- *   trialFinished: (trial, done, total) => console.log(`[${done}/${total}] ${trial.task} ${trial.verdict}`),
- * };
- * ```
- */
-export interface Progress {
-  /** The run exists and its folder is made; `config` is its configuration, parsed. */
-  runStarted(run: RunRecord, config: RunConfig, trials: number, cleanedUp: string[]): void;
-  /** A trial began (or went on, when resumed). */
-  trialStarted?(task: string, repeat: number): void;
-  /** A trial got its verdict. */
-  trialFinished(trial: TrialRecord, done: number, total: number): void;
-}
+export type { Progress };
 
 /**
  * How a run ended.
@@ -98,33 +56,10 @@ export interface EvalOutcome {
   runDir: string;
 }
 
-/** What a run's trials need from its caller. */
-export interface RunDeps {
-  /** The container engine. */
-  sandbox: Sandbox;
-  /** The injected clock. */
-  clock: Clock;
-  /** Aborts on interrupt. */
-  signal: AbortSignal;
-  /** Progress display. */
-  progress: Progress;
-  /** The agent. */
-  agent: Agent;
-  /** Report model-only requirements without failing on them. */
-  waiveModelOnly?: boolean;
-  /** A Harbor task's reward at or above which its trial passes (default 1). */
-  passReward?: number;
-  /** Fault injection (the scripted model's crash knob). */
-  crash?: CrashHook;
-  /** Each trial's model gateway, for an installed agent. */
-  gateway?: TrialGatewayFactory;
+/** What a run needs from its caller: what its trials need, and how it is signed. */
+export interface RunDeps extends PoolDeps {
   /** Signs the run when it ends; unsigned without. */
   signingKey?: SigningKey;
-  /**
-   * Several Docker engines (`--engine`), each with its slots: a trial runs on whichever has a free
-   * slot, and stays there. `sandbox` is the first of them. Without, every trial runs on `sandbox`.
-   */
-  engines?: readonly RunEngine[];
 }
 
 /** A run's folder, taken and locked for this process. */
@@ -142,7 +77,7 @@ export interface PreparedRun {
   /** Trials at once and the seed. */
   pool: Omit<PoolSettings, "owner">;
   /** The agent, and how grading treats model-only requirements. */
-  deps: Pick<RunDeps, "agent" | "waiveModelOnly" | "passReward" | "crash" | "gateway">;
+  deps: Pick<RunDeps, "agent" | "waiveModelOnly" | "passReward" | "crash" | "gateway" | "follow">;
   /** The runs whose leftover containers were removed before this one started. */
   cleanedUp: string[];
   /** Where an interrupted trial picks up (resume). */
@@ -256,131 +191,4 @@ export async function removeRunContainers(
     if (found.length === 0) return;
     await sandbox.removeContainers(found.map(({ id }) => id));
   }
-}
-
-/** How `runPool` runs trials. */
-export interface PoolSettings {
-  /** The run's seed. */
-  seed: number;
-  /** Trials at once. */
-  concurrency: number;
-  /** The state folder's owner label value, put on every container. */
-  owner: string;
-}
-
-/**
- * Runs trials, at most `concurrency` at once; `resumeFor` tells where an interrupted one picks
- * up. Returns whether an interrupt stopped the run. When one trial fails beyond a verdict (the
- * store, the resume hook, the progress display), the others are stopped and waited for, their
- * containers removed, and then the failure is thrown: nothing of the run keeps going after the
- * caller releases its lock.
- */
-export async function runPool(
-  plans: TrialPlan[],
-  settings: PoolSettings,
-  deps: RunDeps,
-  store: Store,
-  resumeFor?: (plan: TrialPlan) => Promise<TrialStart | undefined>,
-): Promise<boolean> {
-  const rng = new SplitMix64(settings.seed);
-  let next = 0;
-  let done = 0;
-  let interrupted = false;
-  let failure: { error: unknown } | undefined;
-  const failed = new AbortController();
-  const signal = AbortSignal.any([deps.signal, failed.signal]);
-  const cleanups: Promise<void>[] = [];
-  // Every trial starts from its task's initial snapshot, and a resumed one may be restored from it.
-  for (const staged of new Set(plans.map((plan) => plan.staged))) {
-    storeSnapshot(store.blobs, staged.initial);
-  }
-  const seats = engineSeats(deps, settings.concurrency, {
-    "verdict.run": plans[0]?.run ?? "",
-    [OWNER_LABEL]: settings.owner,
-    "verdict.role": "derived-image",
-  });
-  // Started ahead only on a run's one engine: which engine takes a trial is known when it starts.
-  const warm = resumeFor === undefined && deps.engines === undefined
-    ? warmContainers(plans, { ...settings, images: seats[0].images, signal }, deps)
-    : undefined;
-  const lost = new Set<string>();
-  const worker = async (seat: EngineSeat) => {
-    const { engine, sandbox, images } = seat;
-    const left = () => engine === undefined || !lost.has(engine);
-    while (next < plans.length && !signal.aborted && left()) {
-      const index = next++;
-      const plan = plans[index];
-      warm?.ahead(index);
-      try {
-        const from = await resumeFor?.(plan) ?? FROM_THE_BEGINNING;
-        deps.progress.trialStarted?.(plan.staged.task.id, plan.repeat);
-        const { record, cleanup } = await runTrial(plan, {
-          store,
-          sandbox,
-          ...(engine === undefined ? {} : { engine }),
-          images,
-          clock: deps.clock,
-          rng: rng.stream(`trial/${plan.staged.task.id}/${plan.repeat}`),
-          agent: deps.agent,
-          signal,
-          owner: settings.owner,
-          waiveModelOnly: deps.waiveModelOnly,
-          passReward: deps.passReward,
-          crash: deps.crash,
-          gateway: deps.gateway,
-          warm,
-        }, from);
-        cleanups.push(cleanup);
-        deps.progress.trialFinished(record, ++done, plans.length);
-        // Its engine is gone: the trial moves, as a new attempt, to an engine that is left.
-        if (record.bucket === "infrastructure_error" && await engineLost(seat)) {
-          lost.add(engine!);
-          plans.push(movedPlan(store, plan));
-        }
-      } catch (error) {
-        if (error instanceof TrialInterrupted) interrupted = true;
-        else if (failure === undefined) {
-          failure = { error };
-          failed.abort(error);
-        }
-      }
-    }
-  };
-  // A worker never rejects: its failure is kept in `failure`.
-  await Promise.all(seats.slice(0, Math.max(1, plans.length)).map(worker));
-  if (next < plans.length && !signal.aborted && failure === undefined) {
-    failure = { error: noEngineLeft(plans.length - next, lost) };
-  }
-  await Promise.all([...cleanups, warm?.removeUntaken()]);
-  if (failure !== undefined) throw failure.error;
-  return interrupted || deps.signal.aborted;
-}
-
-/**
- * Containers started ahead of a new run's trials (their images built up front), where a trial
- * would start them from its images: the one place that decides it. A trial's agent container and
- * its graders start together, a trial ahead, so neither start is on its critical path. Not for an
- * installed agent, whose container joins its gateway's network, nor on resume, where a trial may
- * pick up a container that survived.
- */
-function warmContainers(
-  plans: TrialPlan[],
-  settings: PoolSettings & { images: DerivedImageSource; signal: AbortSignal },
-  deps: Pick<RunDeps, "agent" | "sandbox">,
-): WarmContainers | undefined {
-  if (installedAgent(deps.agent) !== undefined) return undefined;
-  const { images, signal, owner } = settings;
-  return new WarmContainers(plans, settings.concurrency, (plan) => {
-    const { staged } = plan;
-    const start = (role: string, image: Promise<string>) =>
-      image.then((name) =>
-        deps.sandbox.start({ ...trialContainerSpec(plan, owner, role), image: name }, signal)
-      );
-    const graderImage = staged.kind.graderImage(staged, images, signal);
-    return {
-      agent: start("agent", staged.kind.agentImage(staged, images, signal)),
-      grader: start("grader", graderImage),
-      ...(staged.task.manifest.success.canary ? { canary: start("grader", graderImage) } : {}),
-    };
-  });
 }

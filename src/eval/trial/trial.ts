@@ -14,6 +14,7 @@ import {
   FROM_THE_BEGINNING,
   type TrialDeps,
   TrialInterrupted,
+  TrialMoved,
   type TrialPlan,
   type TrialStart,
 } from "./trial_plan.ts";
@@ -36,6 +37,8 @@ export interface TrialOutcome {
  * interrupted one.
  *
  * @throws {TrialInterrupted} when the run is interrupted (the session is left unfinished).
+ * @throws {TrialMoved} when it would end without a pass and its engine is lost (the session is
+ * left unfinished, to go on elsewhere).
  *
  * @example
  * ```ts
@@ -103,6 +106,11 @@ export async function runTrial(
       throw new TrialInterrupted();
     }
     result = trialRecord(identity, progress, failedGrade(error), scope.elapsedMs());
+  }
+  // A grader or a command killed by its dying engine would read as the agent's failure.
+  if (result.bucket !== "pass" && await deps.engineLost?.()) {
+    scope.removeAll().catch(() => undefined);
+    throw new TrialMoved(result.reason);
   }
   finish(scope, result);
   return { record: result, cleanup: scope.removeAll() };

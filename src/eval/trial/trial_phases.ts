@@ -102,7 +102,7 @@ export function reopen(
   resumed: Resumption,
 ): Promise<AgentSeat> {
   scope.adopt(container);
-  scope.record([event(EVENT.trialResumed, resumed)]);
+  scope.record([event(EVENT.trialResumed, where(scope, resumed))]);
   return Promise.resolve({ container });
 }
 
@@ -121,13 +121,25 @@ export async function restoreInto(
   await fill?.(container);
   const snapshot = loadSnapshot(deps.store.blobs, root);
   await plan.staged.kind.restore(plan.staged, container, deps.store.blobs, snapshot);
-  scope.record([event(EVENT.trialResumed, resumed)]);
+  scope.record([event(EVENT.trialResumed, where(scope, resumed))]);
   return { container, ledger };
+}
+
+/** `resumed` with the engine the trial goes on on, and the one it moved from, when it did. */
+function where(scope: TrialScope, resumed: Resumption): Resumption {
+  const { plan, deps } = scope;
+  return {
+    ...resumed,
+    ...(deps.engine === undefined ? {} : { engine: deps.engine }),
+    ...(plan.moved === undefined
+      ? {}
+      : { moved_from: { engine: plan.moved.from, reason: plan.moved.reason } }),
+  };
 }
 
 /** An interrupted trial whose agent's work is over and whose container is gone. */
 export function reopenWithout(scope: TrialScope, resumed: Resumption): Promise<AgentSeat> {
-  scope.record([event(EVENT.trialResumed, resumed)]);
+  scope.record([event(EVENT.trialResumed, where(scope, resumed))]);
   return Promise.resolve({});
 }
 

@@ -115,6 +115,11 @@ export interface TrialPlan {
   repeat: number;
   /** The session of the attempt this one retries (`resume --retry-errors`); none at first. */
   retryOf?: string;
+  /**
+   * Where it went on from, when its engine was lost under it (a run's `--engine`s): that engine,
+   * and why the trial stopped there.
+   */
+  moved?: { from: string; reason: string };
 }
 
 /** A named point where a crash can be injected; `grading` is the trial's own. */
@@ -128,6 +133,11 @@ export interface TrialDeps {
   sandbox: Sandbox;
   /** The engine's name, recorded when the run was given several (`--engine`). */
   engine?: string;
+  /**
+   * Whether that engine stopped answering: asked of a trial about to end without a pass, which
+   * then moves ({@linkcode TrialMoved}) rather than taking a verdict its engine's loss made.
+   */
+  engineLost?: () => Promise<boolean>;
   /**
    * Where a trial's containers get their images: the agent's with the workspace already in it,
    * the grader's with the tests.
@@ -256,6 +266,18 @@ export class TrialInterrupted extends Error {
   constructor() {
     super("the trial was interrupted");
     this.name = "TrialInterrupted";
+  }
+}
+
+/**
+ * The trial's engine stopped answering under it: the session stays unfinished, to go on from its
+ * last checkpoint on an engine that is left.
+ */
+export class TrialMoved extends Error {
+  /** Makes the error; `reason` is why the trial stopped on its engine. */
+  constructor(readonly reason: string) {
+    super(`the trial's engine was lost: ${reason}`);
+    this.name = "TrialMoved";
   }
 }
 

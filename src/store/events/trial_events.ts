@@ -38,6 +38,14 @@ const CHAINED_SCRIPT = z.object({
   timed_out: z.boolean(),
 });
 
+/** Where a trial went on when its engine was lost under it (a run's `--engine`s). */
+const MOVED = {
+  /** The engine it goes on on. */
+  engine: z.string().optional(),
+  /** The engine it was on, and why it stopped there. */
+  moved_from: z.object({ engine: z.string(), reason: z.string() }).optional(),
+};
+
 /** The trial's events: kind → payload schema. */
 export const TRIAL_EVENTS = {
   "trial.started": z.object({
@@ -64,6 +72,7 @@ export const TRIAL_EVENTS = {
       phase: z.literal("grade"),
       /** The sealed end state's snapshot root. */
       root: SNAPSHOT_ROOT,
+      ...MOVED,
     }),
     z.object({
       /** The agent goes on, or its end state is sealed. */
@@ -72,9 +81,11 @@ export const TRIAL_EVENTS = {
       container: z.enum(["reused", "restored"]),
       /** The snapshot a restored container starts from. */
       root: SNAPSHOT_ROOT,
+      ...MOVED,
     }),
   ]).describe(
-    "An interrupted trial went on: from which phase, in which container, from which snapshot.",
+    "An interrupted trial went on: from which phase, in which container, from which snapshot " +
+      "(and on which engine, when its engine was lost under it: from which, and why).",
   ),
 
   "grading.finished": z.object({

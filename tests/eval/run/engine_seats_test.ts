@@ -1,10 +1,15 @@
 import assert from "node:assert/strict";
 import { InfrastructureError } from "../../../src/core/errors.ts";
-import type { SandboxOperation } from "../../../src/engine/_memory_container.ts";
+import type { ExecRequest, SandboxOperation } from "../../../src/engine/_memory_container.ts";
 import { MemorySandbox } from "../../../src/engine/memory_sandbox.ts";
+import { packTar, parseTar } from "../../../src/engine/tar.ts";
+import { AGENT_OWNER } from "../../../src/engine/sandbox.ts";
+import type { TrialAgent } from "../../../src/agent/agent.ts";
+import { ZERO_COUNTERS } from "../../../src/store/run_counters.ts";
 import { runEval } from "../../../src/eval/run/run_eval.ts";
 import { readTrajectory } from "../../../src/report/trajectory.ts";
-import { openStore } from "../../../src/store/store.ts";
+import { openStore, type Store } from "../../../src/store/store.ts";
+import type { Results } from "../../../src/report/results.ts";
 import { join } from "node:path";
 import { scratchDir } from "../../_verdict.ts";
 import { runVerdictInProcess } from "../../cli/_in_process.ts";
@@ -80,39 +85,148 @@ Deno.test("a run over several engines refuses Harbor tasks before anything is re
   await assert.rejects(Deno.stat(join(dir.path, "verdict.db")), Deno.errors.NotFound);
 });
 
-// Engine b stops at its second container start. Its trial ends as an infrastructure error, and
-// moves: a new attempt runs on a; nothing more goes to b. Every trial ends with a verdict, counted
-// once; the record keeps the attempt on b and says why it ended.
-Deno.test("an engine lost mid-run: its trial moves to an engine that is left, as a new attempt; none is counted twice", async () => {
+/** An engine that goes down at its `after`-th command: from then on nothing answers. */
+function dyingMidAgent(images: string[], after: number) {
+  let commands = 0;
+  let down = false;
+  return engine(images, (operation) => {
+    if (operation.op === "exec" && ++commands === after) down = true;
+    if (down) throw new InfrastructureError("no Docker engine answers: the daemon is stopped");
+  });
+}
+
+function modelCalls(store: Store, session: string): number {
+  return store.events.read(session).filter((stored) => stored.kind === "model.request").length;
+}
+
+// The loop agent (scripted model) on two engines; b stops answering at its sixth command, while
+// its trial's agent works. That trial goes on on a from its last checkpoint, in the same session:
+// its model calls are not made again (the session holds as many as the same trial run on one
+// engine), every trial ends with a verdict once, and the record says where it ran and why it moved.
+Deno.test("an engine lost mid-run: its trial goes on on an engine that is left, from its last checkpoint; no call is made twice, none is counted twice", async () => {
   await using dir = await scratchDir("engines-lost");
-  const a = engine(["verdict/busybox", "verdict/python:3.11"]);
-  const b = dyingEngine(["verdict/busybox", "verdict/python:3.11"], 2);
+  const images = ["verdict/busybox", "verdict/python:3.11"];
+  const request = { paths: TASKS, agent: "loop", repeat: 1, seed: 5 };
+  const one = engine(images);
+  const single = await runEval({ ...request, home: join(dir.path, "one") }, { sandbox: one });
+  const a = engine(images);
+  const b = dyingMidAgent(images, 6);
   const { results } = await runEval(
-    { paths: TASKS, agent: "nop", repeat: 2, home: dir.path },
+    { ...request, home: join(dir.path, "two") },
     {
       sandbox: a,
       engines: [{ name: "a", slots: 1, sandbox: a }, { name: "b", slots: 1, sandbox: b }],
     },
   );
-  assert.equal(results.trials.length, 6);
-  assert.deepEqual(results.trials.map((trial) => trial.bucket), Array(6).fill("agent_failure"));
-  assert.equal(results.retried?.length, 1, "the attempt on b stays in the record");
-  const moved = results.retried![0];
-  assert.match(moved.reason, /no Docker engine answers/);
-  const store = openStore(join(dir.path, "verdict.db"));
+  assert.equal(results.run.id, single.results.run.id);
+  const outcome = (trial: Results["trials"][number]) =>
+    `${trial.task} ${trial.verdict} ${trial.bucket} ${trial.steps}`;
+  assert.deepEqual(results.trials.map(outcome), single.results.trials.map(outcome));
+  assert.equal(results.retried, undefined, "no attempt is recorded twice");
+  let moved = "";
+  const stores = [
+    openStore(join(dir.path, "two", "verdict.db")),
+    openStore(join(dir.path, "one", "verdict.db")),
+  ];
   try {
-    const first = readTrajectory(store, { id: moved.session, task: moved.task, repeat: 0 });
-    assert.equal(first.engine, "b");
-    const last = results.trials.find((t) => t.task === moved.task && t.repeat === moved.repeat)!;
-    assert.equal(
-      readTrajectory(store, { id: last.session, task: last.task, repeat: 0 }).engine,
-      "a",
+    const [store, alone] = stores;
+    const movedTrials = results.trials.filter((trial) =>
+      readTrajectory(store, { id: trial.session, task: trial.task, repeat: 0 }).moves
     );
+    assert.equal(movedTrials.length, 1, "one trial moved");
+    moved = movedTrials[0].session;
+    const trajectory = readTrajectory(store, { id: moved, task: movedTrials[0].task, repeat: 0 });
+    assert.equal(trajectory.engine, "a");
+    assert.deepEqual(trajectory.moves?.map(({ from, to }) => `${from} → ${to}`), ["b → a"]);
+    assert.match(trajectory.moves![0].reason, /no Docker engine answers/);
+    assert.ok(modelCalls(store, moved) > 1, "it had called the model on b");
+    assert.equal(modelCalls(store, moved), modelCalls(alone, moved));
   } finally {
-    store.close();
+    stores.forEach((store) => store.close());
   }
-  const verified = await runVerdictInProcess(["verify", results.run.id, "--home", dir.path]);
+  const verified = await runVerdictInProcess([
+    "verify",
+    results.run.id,
+    "--home",
+    join(dir.path, "two"),
+  ]);
   assert.equal(verified.code, 0, verified.stdout + verified.stderr);
+  const shown = await runVerdictInProcess(["show", moved, "--home", join(dir.path, "two")]);
+  assert.equal(shown.code, 0, shown.stderr);
+  assert.match(
+    shown.stdout,
+    /^engine: a\nmoved from engine b to a, its engine lost: no Docker engine answers/m,
+  );
+});
+
+// An agent of one's own (no record to follow, no checkpoints) writes the solution and stops on b;
+// b stops answering as the seal begins. Its work is gone with b: it starts over on a (the staged
+// workspace sealed instead would fail it for b's loss). Grading passes only on the solved file.
+Deno.test("an engine lost after the agent stopped, before the seal: the trial starts over on a and passes, never graded on the staged workspace", async () => {
+  await using dir = await scratchDir("engines-lost-seal");
+  const solution = await Deno.readFile("tasks/shell-count-errors/solution/files/report.sh");
+  const solved = ({ script, unpacked, container }: ExecRequest) => {
+    if (!script.includes("tests/test.sh")) return {};
+    const report = parseTar(unpacked ?? new Uint8Array(1024)).find((entry) =>
+      entry.path === "./report.sh"
+    );
+    const same = report?.type === "file" && report.data.join() === solution.join();
+    const line = `verdict-tests passed=${same ? 7 : 0} failed=${same ? 0 : 7} runner=sh\n`;
+    container.files.write("/verdict/evidence/tests", line);
+    return { exitCode: same ? 0 : 1 };
+  };
+  const writer: TrialAgent = {
+    name: "writer",
+    async run({ container }) {
+      const file = { path: "workspace/report.sh", type: "file" as const, mode: 0o755 };
+      await container.copyIn(packTar([{ ...file, data: solution }], AGENT_OWNER), "/");
+      return {
+        stopReason: "completed",
+        counters: { ...ZERO_COUNTERS },
+        tokens: { input: 0, output: 0 },
+      };
+    },
+  };
+  const images = {
+    "verdict/busybox": [
+      { path: "verdict/evidence", type: "dir" as const, mode: 0o755 },
+      {
+        path: "verdict/evidence/tests",
+        type: "file" as const,
+        mode: 0o644,
+        data: new Uint8Array(),
+      },
+    ],
+  };
+  const a = new MemorySandbox({ images, exec: solved });
+  let down = false;
+  const b = new MemorySandbox({
+    images,
+    exec: solved,
+    fault: (operation) => {
+      if (operation.op === "copyOut" || operation.op === "changes") down = true;
+      if (down) throw new InfrastructureError("no Docker engine answers: the daemon is stopped");
+    },
+  });
+  const { results } = await runEval(
+    {
+      paths: ["tasks/shell-count-errors"],
+      agent: { agent: writer, needs: { model: false, solutions: false } },
+      repeat: 2,
+      home: dir.path,
+    },
+    {
+      sandbox: a,
+      engines: [{ name: "b", slots: 1, sandbox: b }, { name: "a", slots: 1, sandbox: a }],
+    },
+  );
+  assert.ok(down, "b was lost mid-trial");
+  assert.deepEqual(
+    results.trials.map((trial) => trial.verdict),
+    ["pass", "pass"],
+    JSON.stringify(results.trials.map((trial) => trial.reason)),
+  );
+  assert.equal(results.retried, undefined);
 });
 
 Deno.test("every engine lost: the run stops with an infrastructure error (exit 3) naming them, its other trials left for resume", async () => {

@@ -86,7 +86,7 @@ Deno.test("--engine a=2 --engine b=2: trials on both engines, the same run id an
   assert.equal(plain.code, 0, plain.stderr);
 });
 
-Deno.test("engine b's daemon stopped mid-run: its trial moves to a, every trial gets a verdict once, verify is intact, replay identical", async () => {
+Deno.test("engine b's daemon stopped mid-run: its trial goes on on a, every trial gets a verdict once, verify is intact, replay identical", async () => {
   await requireDocker();
   await using b = await startSecondEngine();
   await using dir = await scratchDir("engines-lost-docker");
@@ -125,8 +125,15 @@ Deno.test("engine b's daemon stopped mid-run: its trial moves to a, every trial 
     TASKS.flatMap((task) => [`${task.slice(6)}#0 pass`, `${task.slice(6)}#1 pass`]),
     evaluated.stderr,
   );
-  assert.ok((results.retried ?? []).length >= 1, "the trial on b stays in the record, moved");
+  assert.equal(results.retried, undefined, "no trial is recorded twice");
   assert.equal(evaluated.code, 0, evaluated.stderr);
+  const moves = await Promise.all(results.trials.map(async (trial) => {
+    const shown = await runVerdictInProcess(["show", trial.session, "--home", home]);
+    return shown.stdout.match(/^moved from engine (.*) to (.*), its engine lost: (.*)$/m);
+  }));
+  const moved = moves.filter((move) => move !== null);
+  assert.ok(moved.length >= 1, "the trial on b moved to a, in its own session");
+  for (const [, from, to] of moved) assert.deepEqual([from, to], [b.host, a]);
   const verified = await runVerdictInProcess(["verify", results.run.id, "--home", home]);
   assert.equal(verified.code, 0, verified.stdout + verified.stderr);
   const replayed = await runVerdictInProcess(["replay", results.run.id, "--home", home]);

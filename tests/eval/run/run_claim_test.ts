@@ -4,7 +4,7 @@ import { oracleAgent } from "../../../src/agent/oracle.ts";
 import { systemClock } from "../../../src/core/system_clock.ts";
 import type { Experiment } from "../../../src/eval/setup/run_identity.ts";
 import { claimRunId } from "../../../src/eval/run/run_claim.ts";
-import { runPool } from "../../../src/eval/run/run_lifecycle.ts";
+import { runPool } from "../../../src/eval/run/run_pool.ts";
 import { tryLockRun } from "../../../src/eval/run/run_lock.ts";
 import { stageTask } from "../../../src/eval/trial/staged_task.ts";
 import { DockerSandbox } from "../../../src/engine/docker_sandbox.ts";

@@ -309,18 +309,30 @@ Deno.test("resumed in the seal phase: the agent is not run again, its stopped co
   assert.equal(fx.sandbox.live().length, 0);
 });
 
-Deno.test("resumed in the seal phase with the container gone: the last snapshot is the end state", async () => {
+// An agent without a record to follow keeps no checkpoint of its work: with its container gone
+// before the seal, the staged workspace graded in its place would blame it for the loss.
+Deno.test("the agent stopped, its container gone before the seal: an agent without checkpoints starts over and passes", async () => {
   const fx = await fixture();
   const dead = await dieAfter(fx, "agent");
   fx.sandbox.vanish(dead.agent.id);
-  const from = await resumePointOf(fx);
-  assert.equal(from.phase === "seal" && from.container, null);
+  let ranAgain = false;
+  const from = await resumePointOf(fx, { agent: fixingAgent(fx.sandbox, () => ranAgain = true) });
+  assert.equal(from.phase, "agent");
   const { record, cleanup } = await runTrial(fx.plan, fx.deps(), from);
   await cleanup;
-  // The agent never snapshotted its fix, so the end state is the staged workspace: it fails.
-  assert.equal(record.verdict, "fail");
-  assert.equal(record.bucket, "agent_failure");
-  assert.equal(record.end_state_root, fx.plan.staged.initial.root);
+  assert.ok(ranAgain);
+  assert.equal(record.verdict, "pass", record.reason);
+  assert.notEqual(record.end_state_root, fx.plan.staged.initial.root);
+});
+
+// The loop agent checkpoints after every tool result: its last one is its end state.
+Deno.test("the agent stopped, its container gone before the seal: an agent that follows its record is sealed from its last checkpoint", async () => {
+  const fx = await fixture();
+  const dead = await dieAfter(fx, "agent");
+  fx.sandbox.vanish(dead.agent.id);
+  const from = await resumePointOf(fx, { follow: () => fixingAgent(fx.sandbox) });
+  assert.equal(from.phase === "seal" && from.container, null);
+  assert.equal(from.phase === "seal" && from.restoreRoot, fx.plan.staged.initial.root);
 });
 
 Deno.test("resumed in the grade phase: the sealed state is graded in fresh graders, leftovers removed", async () => {
