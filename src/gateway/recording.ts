@@ -21,7 +21,7 @@ import {
 import type { StoredEvent } from "../store/event_log.ts";
 import type { Price } from "../model/prices.ts";
 import type { GatewayAnswer, GatewayCall, WireFormat } from "./gateway.ts";
-import { callCost } from "./ledger.ts";
+import { callCost, type GatewayLedger } from "./ledger.ts";
 
 // The recorded format is the contract's: a format added to one and not the other fails `deno check`.
 type _FormatsMatch = Expect<Same<WireFormat, EventPayload<typeof EVENT.gatewayCall>["format"]>>;
@@ -124,4 +124,25 @@ export function recordedExchanges(events: readonly StoredEvent[]): RecordedExcha
       return call ? [{ call, answer: payload }] : [];
     })
     .sort((a, b) => a.call.number - b.call.number);
+}
+
+/**
+ * Charges `ledger` with the calls an earlier go of a trial answered (before an interruption, or
+ * the loss of its engine, started its agent over): they were made, so they count against the
+ * budget of the go that follows, and in its totals. Refusals and failed calls were never charged.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { GatewayLedger } from "./ledger.ts";
+ * import { chargeRecorded } from "./recording.ts";
+ * const ledger = new GatewayLedger(null);
+ * chargeRecorded(ledger, []);
+ * assert.equal(ledger.totals.calls, 0);
+ * ```
+ */
+export function chargeRecorded(ledger: GatewayLedger, events: readonly StoredEvent[]): void {
+  for (const { payload } of all(events, EVENT.gatewayAnswer)) {
+    if (payload.status < 300) ledger.charge(payload.usage);
+  }
 }

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
-import { recordedExchanges, recordExchange } from "../../src/gateway/recording.ts";
+import { chargeRecorded, recordedExchanges, recordExchange } from "../../src/gateway/recording.ts";
+import { GatewayLedger } from "../../src/gateway/ledger.ts";
 import { SCRIPTED_PRICE } from "../../src/model/prices.ts";
 import { readTrajectory } from "../../src/report/trajectory.ts";
 import { trajectoryText } from "../../src/report/trajectory_text.ts";
@@ -100,4 +101,22 @@ Deno.test("show: gateway calls are steps with their tokens and cost", () => {
     text,
     /step 2 \(10 in, 3 out, \$0\.000022\): messages call for claude-test: HTTP 200/,
   );
+});
+
+// An installed agent that starts over (after an interruption, or its engine's loss) pays for the
+// calls its earlier go made: a budget of 2,600 tokens with 2,500 spent leaves it 100.
+Deno.test("the calls an earlier go answered are charged again to the next go's ledger; refusals and failures are not", () => {
+  using store = storeWithSession();
+  const refusal = { ...okAnswer(0, 0), status: 400, usage: null };
+  const failure = { ...okAnswer(0, 0), status: 502, usage: null };
+  store.events.append("s", [
+    ...recordExchange(first, firstAnswer, SCRIPTED_PRICE),
+    ...recordExchange(second, refusal, SCRIPTED_PRICE),
+    ...recordExchange(gatewayCall(3, "messages", { model: "m", messages: [] }), failure, null),
+  ]);
+  const ledger = new GatewayLedger(SCRIPTED_PRICE);
+  chargeRecorded(ledger, store.events.read("s"));
+  assert.equal(ledger.totals.calls, 1);
+  assert.deepEqual(ledger.totals.tokens, { input: 2000, output: 500 });
+  assert.equal(ledger.totals.costUsd, 4_000_000_000_000_000n);
 });

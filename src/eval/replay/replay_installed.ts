@@ -11,7 +11,11 @@
 import { SplitMix64 } from "../../core/rng.ts";
 import { BUDGET_REFUSAL_STATUS, recordedBudgetBackend } from "../../gateway/budget.ts";
 import type { GatewayAnswer, GatewayBackend } from "../../gateway/gateway.ts";
-import { type RecordedExchange, recordedExchanges } from "../../gateway/recording.ts";
+import {
+  chargeRecorded,
+  type RecordedExchange,
+  recordedExchanges,
+} from "../../gateway/recording.ts";
 import { GatewayDivergence, replayBackend } from "../../gateway/replay_backend.ts";
 import {
   ALL_REPLAY_MASKS,
@@ -95,7 +99,11 @@ export async function replayInstalled(replay: InstalledReplay): Promise<Installe
     (_call, _answer, failure) => {
       if (failure === undefined) calls++;
     },
-    (backend, ledger) => recordedBudgetBackend(backend, ledger, refusals),
+    (backend, ledger) => {
+      // As in the run, the calls of the goes before the last count against its budget.
+      chargeRecorded(ledger, replay.events.slice(0, resumedAt + 1));
+      return recordedBudgetBackend(backend, ledger, refusals);
+    },
   );
   const store = openStore(":memory:");
   try {

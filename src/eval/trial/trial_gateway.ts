@@ -21,6 +21,7 @@ import {
 import type { GatewayLedger } from "../../gateway/ledger.ts";
 import type { ContainerSpec, SandboxContainer } from "../../engine/sandbox.ts";
 import { relayOverExec } from "../../gateway/exec_relay.ts";
+import { chargeRecorded } from "../../gateway/recording.ts";
 import type { TrialScope } from "./trial_scope.ts";
 
 /** The part of the agent's container spec that an installed agent's surroundings decide. */
@@ -108,6 +109,8 @@ export async function openTrialGateway(
     signal: deps.signal,
     rng: deps.rng,
   });
+  // An agent that starts over (after an interruption, or its engine's loss) pays for its calls.
+  chargeRecorded(ledger, deps.store.events.read(plan.session));
   const served = await serveGateway(handler);
   scope.onRemove(() => served.close());
   // On a run's engines, any of which may be another host's: nothing of this machine is mounted.
