@@ -138,6 +138,18 @@ export async function movedStart(
 }
 
 /**
+ * Every engine of a run stopped answering: the run is left interrupted, for `resume` (exit 3).
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { NoEngineLeft, noEngineLeft } from "./engine_seats.ts";
+ * assert(noEngineLeft(1, new Set(["a"])) instanceof NoEngineLeft);
+ * ```
+ */
+export class NoEngineLeft extends InfrastructureError {}
+
+/**
  * Why a run stopped with trials left: every engine it was given stopped answering. The run stays
  * resumable.
  *
@@ -148,8 +160,8 @@ export async function movedStart(
  * assert.match(noEngineLeft(2, new Set(["a", "b"])).message, /a, b stopped answering/);
  * ```
  */
-export function noEngineLeft(left: number, lost: ReadonlySet<string>): InfrastructureError {
-  return new InfrastructureError(
+export function noEngineLeft(left: number, lost: ReadonlySet<string>): NoEngineLeft {
+  return new NoEngineLeft(
     `no engine is left for the run's ${left} other trial${left === 1 ? "" : "s"}: ` +
       `${[...lost].join(", ")} stopped answering. Once one answers, 'verdict resume RUN' ` +
       `finishes the run`,

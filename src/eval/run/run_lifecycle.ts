@@ -7,7 +7,7 @@
  *
  * @module
  */
-import { engineSandboxes } from "./engine_seats.ts";
+import { engineSandboxes, NoEngineLeft } from "./engine_seats.ts";
 import type { SigningKey } from "../../core/ed25519.ts";
 import { signRun } from "./run_signature.ts";
 import { join } from "node:path";
@@ -130,6 +130,12 @@ export async function driveRun(
       prepared.resumeFor,
     );
     return await finishRun({ id, owner, runDir: join(runsDir, id), interrupted }, deps, store);
+  } catch (error) {
+    // Recorded as interrupted (its reports written, signed), then told as the error it is.
+    if (error instanceof NoEngineLeft) {
+      await finishRun({ id, owner, runDir: join(runsDir, id), interrupted: true }, deps, store);
+    }
+    throw error;
   } finally {
     lock.release();
   }

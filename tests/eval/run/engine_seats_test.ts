@@ -7,6 +7,7 @@ import { AGENT_OWNER } from "../../../src/engine/sandbox.ts";
 import type { TrialAgent } from "../../../src/agent/agent.ts";
 import { ZERO_COUNTERS } from "../../../src/store/run_counters.ts";
 import { runEval } from "../../../src/eval/run/run_eval.ts";
+import { resumeEval } from "../../../src/library/recorded_runs.ts";
 import { readTrajectory } from "../../../src/report/trajectory.ts";
 import { openStore, type Store } from "../../../src/store/store.ts";
 import type { Results } from "../../../src/report/results.ts";
@@ -248,5 +249,46 @@ Deno.test("every engine lost: the run stops with an infrastructure error (exit 3
   const listed = await runVerdictInProcess(["runs", "--json", "--home", dir.path]);
   const [run] = JSON.parse(listed.stdout) as { finished: number; status: string }[];
   assert.ok(run.finished < 6, `${run.finished} of 6 trials finished`);
-  assert.notEqual(run.status, "finished");
+  assert.equal(run.status, "interrupted");
+});
+
+// Both engines stop answering while the loop agent works on them: the run stops (exit 3) with
+// its trials unfinished, and `resume` on an engine that answers finishes it: the trials cut short
+// go on from their checkpoints (no call made twice), each counted once, the run verifies.
+Deno.test("every engine lost mid-agent, then resume on a healthy engine: each trial ends once, from its checkpoint, with the calls of a one-engine run", async () => {
+  await using dir = await scratchDir("engines-all-lost-resume");
+  const images = ["verdict/busybox", "verdict/python:3.11"];
+  const request = { paths: TASKS, agent: "loop", repeat: 1, seed: 5 };
+  const single = await runEval({ ...request, home: join(dir.path, "one") }, {
+    sandbox: engine(images),
+  });
+  const [a, b] = [dyingMidAgent(images, 6), dyingMidAgent(images, 6)];
+  const home = join(dir.path, "two");
+  await assert.rejects(
+    runEval({ ...request, home }, {
+      sandbox: a,
+      engines: [{ name: "a", slots: 1, sandbox: a }, { name: "b", slots: 1, sandbox: b }],
+    }),
+    (error: Error) =>
+      error instanceof InfrastructureError && /stopped answering/.test(error.message),
+  );
+  const runId = single.results.run.id;
+  const { results } = await resumeEval(home, runId, { sandbox: engine(images) });
+  const outcome = (trial: Results["trials"][number]) =>
+    `${trial.task} ${trial.verdict} ${trial.bucket} ${trial.steps}`;
+  assert.deepEqual(results.trials.map(outcome), single.results.trials.map(outcome));
+  assert.equal(results.retried, undefined);
+  const stores = [
+    openStore(join(home, "verdict.db")),
+    openStore(join(dir.path, "one", "verdict.db")),
+  ];
+  try {
+    for (const trial of results.trials) {
+      assert.equal(modelCalls(stores[0], trial.session), modelCalls(stores[1], trial.session));
+    }
+  } finally {
+    stores.forEach((store) => store.close());
+  }
+  const verified = await runVerdictInProcess(["verify", runId, "--home", home]);
+  assert.equal(verified.code, 0, verified.stdout + verified.stderr);
 });
