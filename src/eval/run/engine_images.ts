@@ -1,11 +1,13 @@
 /**
  * A run over several engines (`--engine`) readies each: it answers, and every task image is on it
  * before any trial, sent from an engine that has it (`docker save | docker load`, the same id on
- * both). What only one engine can do yet is refused before anything is recorded.
+ * both): a Harbor task's image once it is built on the first engine, and an installed agent's
+ * sidecar image.
  *
  * @module
  */
-import { InfrastructureError, UsageError } from "../../core/errors.ts";
+import { InfrastructureError } from "../../core/errors.ts";
+import { SIDECAR_IMAGE } from "../../gateway/sidecar.ts";
 import type { Sandbox } from "../../engine/sandbox.ts";
 import { missingImageMessage } from "../../engine/image_messages.ts";
 import { type Task, tasksByImage } from "../../task/task.ts";
@@ -61,25 +63,46 @@ export async function readyEngines(
 }
 
 /**
- * Refuses what a run over several engines cannot do yet: a Harbor task (its image is built on
- * one engine).
+ * Readies a run's engines for `tasks`: each answers, and holds every image the tasks need (and,
+ * with `sidecar`, an installed agent's sidecar image), sent from an engine that has it
+ * ({@linkcode readyEngines}).
  *
  * @example
  * ```ts
- * import { requireEngineSupport } from "./engine_images.ts";
- * requireEngineSupport([]);
+ * import assert from "node:assert/strict";
+ * import { MemorySandbox } from "../../engine/memory_sandbox.ts";
+ * import { readyEngineImages } from "./engine_images.ts";
+ * const a = new MemorySandbox({ images: { "verdict/python:3.11": [] } });
+ * const b = new MemorySandbox({ images: {} });
+ * const engines = [{ name: "a", slots: 1, sandbox: a }, { name: "b", slots: 1, sandbox: b }];
+ * await readyEngineImages(engines, [], true, new AbortController().signal);
+ * assert(await b.hasImage("verdict/python:3.11"));
  * ```
- * @throws {UsageError} naming what to drop.
+ * @throws {InfrastructureError} naming an engine that does not answer, or an image two engines
+ * hold in different versions (exit 3).
  */
-export function requireEngineSupport(tasks: readonly Task[]): void {
-  const harbor = tasks.filter((task) => task.harbor).map((task) => task.id);
-  if (harbor.length > 0) {
-    throw new UsageError(
-      `--engine runs Verdict tasks so far; ${harbor.join(", ")} ${
-        harbor.length === 1 ? "is a Harbor task" : "are Harbor tasks"
-      } (its image is built on one engine). Fix: select other tasks (--task), or drop --engine`,
-    );
-  }
+export async function readyEngineImages(
+  engines: readonly RunEngine[],
+  tasks: readonly Task[],
+  sidecar: boolean,
+  signal: AbortSignal,
+): Promise<void> {
+  const images = [...tasksByImage(tasks).keys(), ...(sidecar ? [SIDECAR_IMAGE] : [])];
+  await readyEngines(engines, images, signal);
+}
+
+/**
+ * The Harbor tasks of `tasks`.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { harborTasks } from "./engine_images.ts";
+ * assert.deepEqual(harborTasks([]), []);
+ * ```
+ */
+export function harborTasks(tasks: readonly Task[]): Task[] {
+  return tasks.filter((task) => task.harbor);
 }
 
 /**

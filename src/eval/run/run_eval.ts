@@ -19,10 +19,9 @@ import { VERSION } from "../../core/version.ts";
 import type { Sandbox } from "../../engine/sandbox.ts";
 import { openStore, type Store } from "../../store/store.ts";
 import { loadSuite, selectTasks, type Suite } from "../../task/load_suite.ts";
-import { type Task, tasksByImage } from "../../task/task.ts";
+import type { Task } from "../../task/task.ts";
 import { readyHarborImages, type ReadyImage } from "../setup/harbor_images.ts";
 import { requireRunnableImages } from "../setup/installed_probe.ts";
-import { SIDECAR_IMAGE } from "../../gateway/sidecar.ts";
 import { requireSolutions } from "../setup/oracle_solutions.ts";
 import { type Experiment, type RecordedRunConfig, sessionId } from "../setup/run_identity.ts";
 import { type Shard, shardTasks } from "../setup/shard.ts";
@@ -31,9 +30,9 @@ import type { StagedTask, TrialPlan } from "../trial/trial_plan.ts";
 import { type AgentChoice, type LoopOptions, planAgents, type PlannedAgent } from "./run_agents.ts";
 import { claimRunId } from "./run_claim.ts";
 import {
-  readyEngines,
+  harborTasks,
+  readyEngineImages,
   removeEveryLeftover,
-  requireEngineSupport,
   requireTaskImages,
 } from "./engine_images.ts";
 import { engineSandboxes, type RunEngine } from "./engine_seats.ts";
@@ -253,22 +252,17 @@ export interface SuiteRunDeps extends Omit<RunDeps, "agent" | "passReward" | "cr
 export async function evalSuite(request: SuiteRun, deps: SuiteRunDeps): Promise<EvalOutcome> {
   const { agent } = request;
   if (agent.needs.solutions) requireSolutions(request.tasks);
-  if (deps.engines !== undefined) {
-    const selected = shardTasks(request.tasks, request.shard);
-    requireEngineSupport(selected);
-    // Every engine answers and holds the task images (and an installed agent's sidecar's).
-    const sidecar = installedAgent(agent.agent) === undefined ? [] : [SIDECAR_IMAGE];
-    await readyEngines(deps.engines, [...tasksByImage(selected).keys(), ...sidecar], deps.signal);
-  } else await deps.sandbox.ping(deps.signal);
-  // Harbor tasks' images are built (or found) first: a missing base image stops the run before
-  // anything is recorded.
   // A shard readies, stages and runs only its slice; the experiment is still the whole selection.
-  const ready = await readyHarborImages(
-    shardTasks(request.tasks, request.shard),
-    deps.sandbox,
-    deps.signal,
-  );
+  const selected = shardTasks(request.tasks, request.shard);
+  const { engines, signal } = deps;
+  const sidecar = installedAgent(agent.agent) !== undefined;
+  if (engines !== undefined) await readyEngineImages(engines, selected, sidecar, signal);
+  else await deps.sandbox.ping(signal);
+  // Harbor tasks' images are built (or found) first, on the first engine (then sent to the
+  // others): a missing base image stops the run before anything is recorded.
+  const ready = await readyHarborImages(selected, deps.sandbox, signal);
   const tasks = ready.map(({ task }) => task);
+  if (engines !== undefined) await readyEngineImages(engines, harborTasks(tasks), false, signal);
   await requireTaskImages(engineSandboxes(deps), tasks, deps.signal);
 
   const runsDir = join(request.home, "runs");

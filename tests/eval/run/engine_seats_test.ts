@@ -73,17 +73,27 @@ Deno.test("a run over two engines sends the images, spreads the trials, keeps ea
   }
 });
 
-Deno.test("a run over several engines refuses Harbor tasks before anything is recorded", async () => {
-  await using dir = await scratchDir("engines-refused");
-  const a = engine(["verdict/busybox"]);
-  await assert.rejects(
-    runEval(
-      { paths: ["tests/fixtures/harbor/system-tool"], agent: "nop", home: dir.path },
-      { sandbox: a, engines: [{ name: "a", slots: 1, sandbox: a }] },
-    ),
-    /--engine runs Verdict tasks so far; system-tool is a Harbor task/,
+// A Harbor task's image is built where the run starts (engine a), then sent to b.
+Deno.test("a Harbor task over two engines: its image, built on the first, is sent to the other, and its trials run on both", async () => {
+  await using dir = await scratchDir("engines-harbor");
+  const a = engine(["verdict/python:3.11"]);
+  const b = engine([]);
+  const { results } = await runEval(
+    { paths: ["tests/fixtures/harbor/system-tool"], agent: "nop", repeat: 2, home: dir.path },
+    {
+      sandbox: a,
+      engines: [{ name: "a", slots: 1, sandbox: a }, { name: "b", slots: 1, sandbox: b }],
+    },
   );
-  await assert.rejects(Deno.stat(join(dir.path, "verdict.db")), Deno.errors.NotFound);
+  assert.equal(results.trials.length, 2);
+  const built = a.operations.find((operation) => operation.op === "buildImage");
+  assert.ok(built?.op === "buildImage", "the image was built on a");
+  assert.ok(
+    a.operations.some((op) => op.op === "sendImage" && op.image === built.tag),
+    "and sent to b",
+  );
+  assert.ok(await b.hasImage(built.tag));
+  assert.ok(sessionsOn(a).size > 0 && sessionsOn(b).size > 0, "both engines ran trials");
 });
 
 /** An engine that goes down at its `after`-th command: from then on nothing answers. */

@@ -3,7 +3,8 @@
  * fixture agent (`cmd:`, Chat Completions) reaches its trial's gateway on this machine from
  * engine b's containers, which mount nothing of this machine: its files are copied in, and the
  * gateway's bytes come over the sidecar's exec streams. Its trials pass on both engines, and the
- * run verifies and replays.
+ * run verifies and replays. A Harbor task's image, built on a, is sent to b, where its trial
+ * passes too.
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
@@ -13,7 +14,7 @@ import { startSecondEngine, watchMounts } from "../../_second_engine.ts";
 import { scratchDir } from "../../_verdict.ts";
 import { runVerdictInProcess } from "../../cli/_in_process.ts";
 
-Deno.test("an installed agent (cmd:, through the gateway) passes on engine b, whose containers mount nothing of this host", async () => {
+Deno.test("an installed agent (cmd:, through the gateway) and a Harbor task pass on engine b, whose containers mount nothing of this host", async () => {
   await requireDocker();
   await using b = await startSecondEngine();
   await using dir = await scratchDir("engines-installed");
@@ -58,4 +59,38 @@ Deno.test("an installed agent (cmd:, through the gateway) passes on engine b, wh
   const replayed = await runVerdictInProcess(["replay", results.run.id, "--home", home]);
   assert.equal(replayed.code, 0, replayed.stdout + replayed.stderr);
   assert.match(replayed.stdout, /identical \(2 identical, 0 diverged, 0 skipped\)/);
+
+  // A Harbor task on the same two engines: its image, built here on a, is sent to b.
+  const harborWatch = watchMounts(b);
+  const harbor = await runVerdictInProcess([
+    "eval",
+    "tests/fixtures/harbor/python-bugfix",
+    "--agent",
+    "oracle",
+    "--repeat",
+    "2",
+    "--engine",
+    `${a}=1`,
+    "--engine",
+    `${b.host}=1`,
+    "--json",
+    "--home",
+    join(dir.path, "harbor"),
+  ]);
+  const harborMounts = await harborWatch.stop();
+  assert.equal(harbor.code, 0, harbor.stderr);
+  const harborResults = JSON.parse(harbor.stdout) as Results;
+  assert.deepEqual(harborResults.trials.map((trial) => trial.verdict), ["pass", "pass"]);
+  const onB = await Promise.all(harborResults.trials.map(async (trial) => {
+    const shown = await runVerdictInProcess([
+      "show",
+      trial.session,
+      "--home",
+      join(dir.path, "harbor"),
+    ]);
+    return shown.stdout.includes(`engine: ${b.host}\n`);
+  }));
+  assert.ok(onB.includes(true), "a Harbor trial ran on b");
+  assert.ok(harborMounts.length >= 1);
+  for (const found of harborMounts) assert.equal(found, "[]", `a container on b mounts ${found}`);
 });
