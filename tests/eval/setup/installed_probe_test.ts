@@ -15,7 +15,8 @@ import type { Kit } from "../../../src/kit/kit_store.ts";
 import { type ExecHandler, MemorySandbox } from "../../../src/engine/memory_sandbox.ts";
 import { loadTask } from "../../../src/task/load_task.ts";
 import type { Task } from "../../../src/task/task.ts";
-import { PROJECT_ROOT } from "../../_verdict.ts";
+import { PROJECT_ROOT, scratchDir } from "../../_verdict.ts";
+import type { MemoryNode } from "../../../src/engine/memory_files.ts";
 
 const OWNER = "0123456789abcdef";
 const RUN = { id: "5e1f00000001", owner: OWNER };
@@ -143,4 +144,41 @@ Deno.test("an interrupted probe throws the abort reason and removes its containe
     (error) => error === reason,
   );
   assert.deepEqual(sandbox.live(), []);
+});
+
+// On a run's engines (`--engine`), one of which may be another host's, nothing of this machine
+// is mounted: the kit is copied into the probe's container, where the agent user may not change
+// it; the probe then finds the binary where a mount would have put it.
+Deno.test("with copies (a run over several engines), the probe mounts nothing and finds the kit copied in, root's", async () => {
+  await using folder = await scratchDir("probe-kit");
+  await Deno.mkdir(join(folder.path, "bin"));
+  await Deno.writeTextFile(join(folder.path, "bin", "claude"), "#!/bin/sh\necho 2.1.332\n");
+  await Deno.chmod(join(folder.path, "bin", "claude"), 0o700);
+  const agent = claudeCodeAgent({
+    ...kit("claude-code", "bin/claude", LOADER),
+    folder: folder.path,
+  }, "scripted");
+  const seen: (MemoryNode | undefined)[] = [];
+  const sandbox = new MemorySandbox({
+    exec: ({ container }) => {
+      seen.push(container.files.get("/verdict/kit/bin/claude"));
+      return {};
+    },
+  });
+  const python = TASKS.filter((each) => each.manifest.image === "verdict/python:3.11");
+  await requireRunnableImages(
+    sandbox,
+    agent,
+    python,
+    { ...RUN, copies: true },
+    new AbortController().signal,
+  );
+  const [start] = sandbox.operations.filter((operation) => operation.op === "start");
+  assert.ok(start?.op === "start");
+  assert.deepEqual(start.spec.mounts, []);
+  assert.equal(seen.length, 1, "the probe ran once, after the copy");
+  const binary = seen[0];
+  assert.ok(binary?.type === "file", "the kit's binary is where the mount would put it");
+  assert.equal(new TextDecoder().decode(binary.data), "#!/bin/sh\necho 2.1.332\n");
+  assert.equal(binary.mode & 0o777, 0o755, "runnable by the agent user, writable by root only");
 });
