@@ -7,6 +7,8 @@
  */
 import { join } from "node:path";
 import { Docker } from "../src/engine/docker.ts";
+import type { Results } from "../src/report/results.ts";
+import { runVerdictInProcess } from "./cli/_in_process.ts";
 
 /** A running second engine. */
 export interface SecondEngine {
@@ -105,4 +107,23 @@ export function watchMounts(engine: SecondEngine): { stop(): Promise<string[]> }
       return mounts;
     },
   };
+}
+
+/** This machine's engine, as the tests' `--engine` names it (engine a). */
+export const MAIN_ENGINE: string = Deno.env.get("DOCKER_HOST") ?? "unix:///var/run/docker.sock";
+
+/** `--engine` flags for this machine's engine and `engine`, `slots` each. */
+export function bothEngines(engine: SecondEngine, slots: number): string[] {
+  return ["--engine", `${MAIN_ENGINE}=${slots}`, "--engine", `${engine.host}=${slots}`];
+}
+
+/** The engine `verdict show` names for each trial of `results` (undefined where none). */
+export async function trialEngines(
+  results: Results,
+  home: string,
+): Promise<(string | undefined)[]> {
+  return await Promise.all(results.trials.map(async (trial) => {
+    const shown = await runVerdictInProcess(["show", trial.session, "--home", home]);
+    return shown.stdout.match(/^engine: (.*)$/m)?.[1];
+  }));
 }

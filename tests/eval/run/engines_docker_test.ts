@@ -8,7 +8,13 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import type { Results } from "../../../src/report/results.ts";
 import { requireDocker } from "../../_docker.ts";
-import { startSecondEngine, watchMounts } from "../../_second_engine.ts";
+import {
+  bothEngines,
+  MAIN_ENGINE,
+  startSecondEngine,
+  trialEngines,
+  watchMounts,
+} from "../../_second_engine.ts";
 import { scratchDir } from "../../_verdict.ts";
 import { runVerdictInProcess } from "../../cli/_in_process.ts";
 
@@ -18,7 +24,7 @@ Deno.test("--engine a=2 --engine b=2: trials on both engines, the same run id an
   const docker = await requireDocker();
   await using b = await startSecondEngine();
   await using dir = await scratchDir("engines-docker");
-  const a = Deno.env.get("DOCKER_HOST") ?? "unix:///var/run/docker.sock";
+  const a = MAIN_ENGINE;
   const common = [...TASKS, "--agent", "oracle", "--repeat", "2", "--json"];
 
   const one = await runVerdictInProcess(["eval", ...common, "--home", join(dir.path, "one")]);
@@ -29,10 +35,7 @@ Deno.test("--engine a=2 --engine b=2: trials on both engines, the same run id an
   const two = await runVerdictInProcess([
     "eval",
     ...common,
-    "--engine",
-    `${a}=2`,
-    "--engine",
-    `${b.host}=2`,
+    ...bothEngines(b, 2),
     "--home",
     join(dir.path, "two"),
   ]);
@@ -45,15 +48,7 @@ Deno.test("--engine a=2 --engine b=2: trials on both engines, the same run id an
     results.trials.map((trial) => `${trial.task}#${trial.repeat} ${trial.verdict}`);
   assert.deepEqual(verdicts(spread), verdicts(single));
 
-  const where = await Promise.all(spread.trials.map(async (trial) => {
-    const shown = await runVerdictInProcess([
-      "show",
-      trial.session,
-      "--home",
-      join(dir.path, "two"),
-    ]);
-    return shown.stdout.match(/^engine: (.*)$/m)?.[1];
-  }));
+  const where = await trialEngines(spread, join(dir.path, "two"));
   assert.deepEqual([...new Set(where)].sort(), [a, b.host].sort(), "both engines ran trials");
 
   assert.ok(mounts.length > 0, "engine b's containers were seen");
@@ -90,7 +85,7 @@ Deno.test("engine b's daemon stopped mid-run: its trial goes on on a, every tria
   await requireDocker();
   await using b = await startSecondEngine();
   await using dir = await scratchDir("engines-lost-docker");
-  const a = Deno.env.get("DOCKER_HOST") ?? "unix:///var/run/docker.sock";
+  const a = MAIN_ENGINE;
   const home = join(dir.path, "home");
   // b gets its first container, then its daemon stops.
   let stopping: Promise<void> | undefined;
@@ -108,10 +103,7 @@ Deno.test("engine b's daemon stopped mid-run: its trial goes on on a, every tria
     "oracle",
     "--repeat",
     "2",
-    "--engine",
-    `${a}=1`,
-    "--engine",
-    `${b.host}=1`,
+    ...bothEngines(b, 1),
     "--json",
     "--home",
     home,
@@ -146,7 +138,7 @@ Deno.test("an engine whose task image differs (another id under the same name) i
   await requireDocker();
   await using b = await startSecondEngine();
   await using dir = await scratchDir("engines-differ");
-  const a = Deno.env.get("DOCKER_HOST") ?? "unix:///var/run/docker.sock";
+  const a = MAIN_ENGINE;
   const tar = await b.docker.run(["import", "-", "verdict/busybox"], {
     // An empty tar archive: two zeroed 512-byte blocks.
     stdin: new Uint8Array(1024),

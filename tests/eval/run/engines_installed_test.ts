@@ -10,7 +10,13 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import type { Results } from "../../../src/report/results.ts";
 import { requireDocker } from "../../_docker.ts";
-import { startSecondEngine, watchMounts } from "../../_second_engine.ts";
+import {
+  bothEngines,
+  MAIN_ENGINE,
+  startSecondEngine,
+  trialEngines,
+  watchMounts,
+} from "../../_second_engine.ts";
 import { scratchDir } from "../../_verdict.ts";
 import { runVerdictInProcess } from "../../cli/_in_process.ts";
 
@@ -18,7 +24,7 @@ Deno.test("an installed agent (cmd:, through the gateway) and a Harbor task pass
   await requireDocker();
   await using b = await startSecondEngine();
   await using dir = await scratchDir("engines-installed");
-  const a = Deno.env.get("DOCKER_HOST") ?? "unix:///var/run/docker.sock";
+  const a = MAIN_ENGINE;
   const home = join(dir.path, "home");
   const watching = watchMounts(b);
   const evaluated = await runVerdictInProcess([
@@ -30,10 +36,7 @@ Deno.test("an installed agent (cmd:, through the gateway) and a Harbor task pass
     "tests/fixtures/agents/py_agent",
     "--repeat",
     "2",
-    "--engine",
-    `${a}=1`,
-    "--engine",
-    `${b.host}=1`,
+    ...bothEngines(b, 1),
     "--json",
     "--home",
     home,
@@ -45,10 +48,7 @@ Deno.test("an installed agent (cmd:, through the gateway) and a Harbor task pass
     assert.deepEqual([trial.verdict, trial.stop_reason], ["pass", "completed"], trial.reason);
     assert.ok(trial.steps >= 3, `${trial.steps} model calls through the gateway`);
   }
-  const engines = await Promise.all(results.trials.map(async (trial) => {
-    const shown = await runVerdictInProcess(["show", trial.session, "--home", home]);
-    return shown.stdout.match(/^engine: (.*)$/m)?.[1];
-  }));
+  const engines = await trialEngines(results, home);
   assert.deepEqual(engines.sort(), [a, b.host].sort(), "one trial on each engine");
   // The agent's container and its sidecar were both seen on b, with no mount.
   assert.ok(mounts.length >= 2, `engine b's containers were seen (${mounts.length})`);
@@ -69,10 +69,7 @@ Deno.test("an installed agent (cmd:, through the gateway) and a Harbor task pass
     "oracle",
     "--repeat",
     "2",
-    "--engine",
-    `${a}=1`,
-    "--engine",
-    `${b.host}=1`,
+    ...bothEngines(b, 1),
     "--json",
     "--home",
     join(dir.path, "harbor"),
@@ -81,16 +78,8 @@ Deno.test("an installed agent (cmd:, through the gateway) and a Harbor task pass
   assert.equal(harbor.code, 0, harbor.stderr);
   const harborResults = JSON.parse(harbor.stdout) as Results;
   assert.deepEqual(harborResults.trials.map((trial) => trial.verdict), ["pass", "pass"]);
-  const onB = await Promise.all(harborResults.trials.map(async (trial) => {
-    const shown = await runVerdictInProcess([
-      "show",
-      trial.session,
-      "--home",
-      join(dir.path, "harbor"),
-    ]);
-    return shown.stdout.includes(`engine: ${b.host}\n`);
-  }));
-  assert.ok(onB.includes(true), "a Harbor trial ran on b");
+  const onB = await trialEngines(harborResults, join(dir.path, "harbor"));
+  assert.ok(onB.includes(b.host), "a Harbor trial ran on b");
   assert.ok(harborMounts.length >= 1);
   for (const found of harborMounts) assert.equal(found, "[]", `a container on b mounts ${found}`);
 });
