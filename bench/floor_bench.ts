@@ -4,7 +4,10 @@
  * the task's tests and its reference solution in and applies the solution, one `docker exec` of the
  * task's test script in that same container, `docker rm -f`), beside Verdict's oracle run of the
  * same tasks (a fresh grading container, the seal, the record), at concurrency 1 and 4, in
- * interleaved rounds, each Verdict run in a fresh state folder.
+ * interleaved rounds, each Verdict run in a fresh state folder. A third harness, the fresh-grader
+ * floor, does the least any harness with Verdict's rule does through the docker CLI (the naive
+ * trial, then the workdir copied out, a second container that unpacks it with the tests and runs
+ * them, one removal of both): how much of Verdict's cost the rule itself takes.
  *
  * Printed, medians over the rounds (nearest rank): per-trial wall (a slot's busy time: wall times
  * concurrency over trials), the whole machine's CPU-seconds per trial (all cores' non-idle time
@@ -18,7 +21,7 @@
  */
 import { join } from "node:path";
 import { DockerSandbox } from "../src/engine/docker_sandbox.ts";
-import { packTar, type TarEntry } from "../src/engine/tar.ts";
+import { packTar, parseTar, type TarEntry } from "../src/engine/tar.ts";
 import { readTree } from "../src/task/file_tree.ts";
 import { loadSuite } from "../src/task/load_suite.ts";
 import { CountingDocker, criticalPath, type DockerCall } from "./_docker_calls.ts";
@@ -37,23 +40,28 @@ const naiveTrials = await Promise.all(suite.tasks.map(async (task) => ({
   image: task.manifest.image,
   workdir: task.manifest.workdir,
   input: await naiveInput(task.dir, task.manifest.workdir),
+  tests: await under(task.dir, "tests", "verdict/tests"),
 })));
 
-/** The one tar the naive harness sends: workspace at the workdir, tests, solution. */
-async function naiveInput(dir: string, workdir: string): Promise<Uint8Array> {
-  const under = async (folder: string, at: string): Promise<TarEntry[]> => [
+/** The entries of `dir/folder`, named under `at`, with `at` itself first. */
+async function under(dir: string, folder: string, at: string): Promise<TarEntry[]> {
+  return [
     { path: at, type: "dir", mode: 0o755 },
     ...(await readTree(join(dir, folder)).catch(() => [])).map((entry) => ({
       ...entry,
       path: `${at}/${entry.path}`,
     })),
   ];
+}
+
+/** The one tar the naive harness sends: workspace at the workdir, tests, solution. */
+async function naiveInput(dir: string, workdir: string): Promise<Uint8Array> {
   return packTar([
-    ...await under("workspace", workdir.slice(1)),
+    ...await under(dir, "workspace", workdir.slice(1)),
     { path: "verdict", type: "dir", mode: 0o755 },
-    ...await under("tests", "verdict/tests"),
+    ...await under(dir, "tests", "verdict/tests"),
     { path: "naive", type: "dir", mode: 0o755 },
-    ...await under("solution", "naive/solution"),
+    ...await under(dir, "solution", "naive/solution"),
   ]);
 }
 
@@ -61,19 +69,25 @@ const APPLY = `cd / && tar -x -f - && cd "$1" || exit 1
 if [ -d /naive/solution/files ]; then cp -R /naive/solution/files/. .; fi
 if [ -f /naive/solution/solve.sh ]; then sh /naive/solution/solve.sh; fi`;
 
-/** One naive trial; whether its test script passed. */
-async function naiveTrial(trial: (typeof naiveTrials)[number]): Promise<boolean> {
-  const id = await docker.text([
+type FloorTrial = (typeof naiveTrials)[number];
+
+async function startIdle(image: string): Promise<string> {
+  return (await docker.text([
     "run",
     "-d",
     "--pull=never",
     "--network=none",
     "--label",
     "verdict.role=floor-bench",
-    trial.image,
+    image,
     "sleep",
     "infinity",
-  ]);
+  ])).trim();
+}
+
+/** One naive trial; whether its test script passed. */
+async function naiveTrial(trial: FloorTrial): Promise<boolean> {
+  const id = await startIdle(trial.image);
   try {
     const applied = await docker.run(
       ["exec", "-i", id, "sh", "-c", APPLY, "apply", trial.workdir],
@@ -93,6 +107,45 @@ async function naiveTrial(trial: (typeof naiveTrials)[number]): Promise<boolean>
     await docker.run(["rm", "-f", id]);
   }
 }
+
+/**
+ * The least a harness that grades in a fresh container does through the docker CLI: the naive
+ * trial's container and apply, the workdir copied out (the seal), a second container, one exec
+ * that unpacks the sealed workdir and the tests and runs the test script, one removal of both.
+ * No record, no checks: the floor under any harness with Verdict's rule.
+ */
+async function freshGraderTrial(trial: FloorTrial): Promise<boolean> {
+  const agent = await startIdle(trial.image);
+  let grader: string | undefined;
+  try {
+    const applied = await docker.run(
+      ["exec", "-i", agent, "sh", "-c", APPLY, "apply", trial.workdir],
+      { stdin: trial.input },
+    );
+    if (applied.code !== 0) return false;
+    const sealed = await docker.run(["cp", `${agent}:${trial.workdir}`, "-"]);
+    if (sealed.code !== 0) return false;
+    const parent = trial.workdir.slice(1).split("/").slice(0, -1).join("/");
+    const input = packTar([
+      ...parseTar(sealed.stdout).map((entry) => ({
+        ...entry,
+        path: parent === "" ? entry.path : `${parent}/${entry.path}`,
+      })),
+      { path: "verdict", type: "dir", mode: 0o755 },
+      ...trial.tests,
+    ]);
+    grader = await startIdle(trial.image);
+    const graded = await docker.run(
+      ["exec", "-i", "-w", trial.workdir, grader, "sh", "-c", UNPACK_AND_TEST],
+      { stdin: input },
+    );
+    return graded.code === 0;
+  } finally {
+    await docker.run(["rm", "-f", agent, ...grader === undefined ? [] : [grader]]);
+  }
+}
+
+const UNPACK_AND_TEST = "cd / && tar -x -f - && cd - >/dev/null && sh /verdict/tests/test.sh";
 
 interface Sample {
   wallMs: number;
@@ -121,13 +174,17 @@ async function measured(concurrency: number, body: () => Promise<number>): Promi
   };
 }
 
-function naiveRun(concurrency: number): Promise<Sample> {
+/** Every bundled task through `trial` (a naive or fresh-grader one), `concurrency` at a time. */
+function harnessRun(
+  trial: (trial: FloorTrial) => Promise<boolean>,
+  concurrency: number,
+): Promise<Sample> {
   return measured(concurrency, async () => {
     const queue = [...naiveTrials];
     let passed = 0;
     await Promise.all(Array.from({ length: concurrency }, async () => {
-      for (let trial = queue.shift(); trial !== undefined; trial = queue.shift()) {
-        if (await naiveTrial(trial)) passed++;
+      for (let next = queue.shift(); next !== undefined; next = queue.shift()) {
+        if (await trial(next)) passed++;
       }
     }));
     return passed;
@@ -149,16 +206,19 @@ function describePath(paths: DockerCall[][]): string {
   ).join(", ");
 }
 
-await naiveRun(4); // warms the engine's caches
+await harnessRun(naiveTrial, 4); // warms the engine's caches
 await verdictRun(4); // builds (or finds) the derived images
-const samples = {
-  naive: { 1: [] as Sample[], 4: [] as Sample[] },
-  verdict: { 1: [] as Sample[], 4: [] as Sample[] },
+type Side = "naive" | "fresh" | "verdict";
+const samples: Record<Side, Record<1 | 4, Sample[]>> = {
+  naive: { 1: [], 4: [] },
+  fresh: { 1: [], 4: [] },
+  verdict: { 1: [], 4: [] },
 };
 const paths: DockerCall[][] = [];
 for (let round = 0; round < ROUNDS; round++) {
   for (const concurrency of round % 2 === 0 ? [1, 4] as const : [4, 1] as const) {
-    samples.naive[concurrency].push(await naiveRun(concurrency));
+    samples.naive[concurrency].push(await harnessRun(naiveTrial, concurrency));
+    samples.fresh[concurrency].push(await harnessRun(freshGraderTrial, concurrency));
     docker.calls.length = 0;
     samples.verdict[concurrency].push(await verdictRun(concurrency));
     if (concurrency === 1) paths.push(criticalPath(docker.calls));
@@ -166,22 +226,27 @@ for (let round = 0; round < ROUNDS; round++) {
 }
 
 const tasks = suite.tasks.length;
+const pick = (side: Side, concurrency: 1 | 4, key: "wallMs" | "cpuS" | "passed") =>
+  median(samples[side][concurrency].map((sample) => sample[key]));
+const verdict = (ok: boolean) => ok ? "holds" : "missed";
 console.log(`floor: ${tasks} bundled tasks, ${ROUNDS} interleaved rounds, medians per trial`);
 for (const concurrency of [1, 4] as const) {
-  const pick = (side: Sample[], key: "wallMs" | "cpuS") => median(side.map((s) => s[key]));
-  const naive = samples.naive[concurrency];
-  const verdict = samples.verdict[concurrency];
-  const wall = pick(verdict, "wallMs") / pick(naive, "wallMs");
-  const cpu = pick(verdict, "cpuS") / pick(naive, "cpuS");
+  const wall = pick("verdict", concurrency, "wallMs") / pick("naive", concurrency, "wallMs");
+  const cpu = pick("verdict", concurrency, "cpuS") / pick("naive", concurrency, "cpuS");
+  const sides = (["verdict", "fresh", "naive"] as const).map((side) =>
+    `${side} ${pick(side, concurrency, "wallMs").toFixed(0)} ms ` +
+    `${pick(side, concurrency, "cpuS").toFixed(2)} CPU-s ` +
+    `(passed ${pick(side, concurrency, "passed")} of ${tasks})`
+  ).join(", ");
   console.log(
-    `concurrency ${concurrency}: wall ${pick(verdict, "wallMs").toFixed(0)} ms vs naive ` +
-      `${pick(naive, "wallMs").toFixed(0)} ms, ratio ${wall.toFixed(2)} (target <= ` +
-      `${TARGETS.wall[concurrency]}: ${wall <= TARGETS.wall[concurrency] ? "holds" : "missed"}); ` +
-      `CPU ${pick(verdict, "cpuS").toFixed(2)} s vs ${pick(naive, "cpuS").toFixed(2)} s, ratio ` +
-      `${cpu.toFixed(2)} (target <= ${TARGETS.cpu}: ${cpu <= TARGETS.cpu ? "holds" : "missed"}); ` +
-      `passed ${median(verdict.map((s) => s.passed))} vs ${
-        median(naive.map((s) => s.passed))
-      } of ${tasks}`,
+    `concurrency ${concurrency}: ${sides}; Verdict / naive: wall ${wall.toFixed(2)} (target <= ` +
+      `${TARGETS.wall[concurrency]}: ${verdict(wall <= TARGETS.wall[concurrency])}), CPU ` +
+      `${cpu.toFixed(2)} (target <= ${TARGETS.cpu}: ${verdict(cpu <= TARGETS.cpu)}); ` +
+      `fresh-grader floor / naive: wall ${
+        (pick("fresh", concurrency, "wallMs") / pick("naive", concurrency, "wallMs")).toFixed(2)
+      }, CPU ${
+        (pick("fresh", concurrency, "cpuS") / pick("naive", concurrency, "cpuS")).toFixed(2)
+      }`,
   );
 }
 const calls = median(paths.map((path) => path.length)) / tasks;
@@ -189,5 +254,5 @@ console.log(
   `critical path at concurrency 1: ${
     calls.toFixed(2)
   } docker calls per trial (naive 4; target <= ` +
-    `${TARGETS.calls}: ${calls <= TARGETS.calls ? "holds" : "missed"}): ${describePath(paths)}`,
+    `${TARGETS.calls}: ${verdict(calls <= TARGETS.calls)}): ${describePath(paths)}`,
 );

@@ -23,6 +23,8 @@ import { readTarStream, type TarEntry, type TarEntryHeader } from "./tar.ts";
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 // A copy through the root channel is staged in the container's /tmp: larger ones use `docker cp`.
 const MAX_CHANNEL_COPY_BYTES = 64 * 1024 * 1024;
+// How long the channel's end may take once told to stop every process; then the engine kills.
+const STOP_DEADLINE_MS = 5_000;
 
 /**
  * A container's exec channels: one for the commands of its main user, and one as root that copies
@@ -87,6 +89,16 @@ export class ChannelTransport implements Transport {
   ): Promise<TarEntry[]> {
     const copied = await this.#copyOutOnChannel(path, admit, timeoutMs);
     return copied ?? await this.#fallback.copyOut(path, admit, timeoutMs);
+  }
+
+  /**
+   * Through the commands' channel when it is free and runs as `user`, with the server's own
+   * `kill` (`stop`); see {@linkcode Transport.stopProcesses}.
+   */
+  async stopProcesses(user: string): Promise<boolean> {
+    const channel = this.#commands;
+    if (channel.lost !== undefined || channel.busy || channel.user !== user) return false;
+    return await channel.stopProcesses(STOP_DEADLINE_MS);
   }
 
   /** Kills both channels; root's is never opened after this. */

@@ -101,6 +101,11 @@ export class DockerExecTransport implements Transport {
     return readDockerTar(docker, ["cp", `${id}:${path}`, "-"], path, admit, timeoutMs);
   }
 
+  /** Never: without a channel, only the engine stops the container. */
+  stopProcesses(): Promise<boolean> {
+    return Promise.resolve(false);
+  }
+
   /** Nothing to close. */
   async close(): Promise<void> {}
 }

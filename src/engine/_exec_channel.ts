@@ -192,6 +192,26 @@ export class ExecChannel {
     }
   }
 
+  /**
+   * Sends `stop`: the server kills every process its user may signal but itself and init (the
+   * container's idle process among them, so that init exits), then ends. Whether it ended within
+   * `deadlineMs`; false, with nothing sent, when the channel is busy, not ready or gone.
+   */
+  async stopProcesses(deadlineMs: number): Promise<boolean> {
+    if (this.#busy) return false;
+    this.#busy = true;
+    try {
+      if (!await this.#ready || this.#lost !== undefined) return false;
+      this.#lost = KILLED;
+      await this.#writer.write(new TextEncoder().encode("stop\n"));
+    } catch {
+      return false;
+    } finally {
+      this.#busy = false;
+    }
+    return await within(this.#exited.then(() => true), deadlineMs, false);
+  }
+
   /** Kills the channel's process (its container keeps running). */
   async kill(): Promise<void> {
     this.#lost ??= KILLED;

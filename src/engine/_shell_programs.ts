@@ -164,8 +164,11 @@ export const NO_WORKDIR = "verdict-channel: no such workdir";
  * client quoted), stages stdin from base64 into a file, runs the script in a session of its own
  * (`setsid`, so a deadline can kill it with everything it started) with its output in files, and
  * answers `started`, then `done` with sizes, then the kept bytes (whole, or head and tail of
- * `KEEP / 2` each). Its files are cleared every 16 requests. It needs only POSIX `sh`, `setsid`
- * and `base64`, and says so when the image lacks them.
+ * `KEEP / 2` each). Its files are cleared every 16 requests. The request `stop` kills, with the
+ * shell's own `kill` (no program from the container's disk), every process its user may signal but
+ * itself and init: the agent's and, with them, the container's idle process, so that init exits
+ * and takes the shell along. It needs only POSIX `sh`, `setsid` and `base64`, and says so when the
+ * image lacks them.
  */
 export const CHANNEL_SERVER =
   `command -v setsid >/dev/null 2>&1 && command -v base64 >/dev/null 2>&1 || {
@@ -187,6 +190,7 @@ emit() {
 }
 echo "${CHANNEL_READY}"
 while IFS= read -r request; do
+  if [ "$request" = stop ]; then kill -KILL -1; exit 0; fi
   eval "set -- $request"
   seq=$1; half=$(($2 / 2)); input=$3; workdir=$4; script=$5; shift 5
   from=/dev/null

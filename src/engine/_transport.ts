@@ -40,6 +40,12 @@ export interface Transport {
     admit: ((entry: TarEntryHeader) => void) | undefined,
     timeoutMs: number,
   ): Promise<TarEntry[]>;
+  /**
+   * Kills, from inside, every process of `user` (the container's main user) and with them its
+   * idle process, so that its init exits; whether it did. False when it has no way to (nothing
+   * ran): the engine must stop the container.
+   */
+  stopProcesses(user: string): Promise<boolean>;
   /** Ends what it keeps open; the container is stopped or removed. */
   close(): Promise<void>;
 }

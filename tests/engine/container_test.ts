@@ -3,7 +3,8 @@ import { AGENT_USER } from "../../src/engine/sandbox.ts";
 import { type Container, startContainer } from "../../src/engine/container.ts";
 import { diffSnapshots, sealEntries } from "../../src/workspace/snapshot.ts";
 import { packTar } from "../../src/engine/tar.ts";
-import { containersLabelled, requireDocker } from "../_docker.ts";
+import { Docker } from "../../src/engine/docker.ts";
+import { containersLabelled, dockerEnv, requireDocker } from "../_docker.ts";
 
 const LABEL = { "verdict.test": "container_test" };
 
@@ -84,19 +85,103 @@ for (const channel of [false, true]) {
   });
 }
 
-Deno.test("stop ends what a command left running in the background, so nothing edits the workspace after it", async () => {
-  await withContainer("verdict/busybox", async (container) => {
-    const left = await container.exec(
-      "setsid sh -c 'sleep 1; echo late > late.txt' >/dev/null 2>&1 < /dev/null &",
-      { timeoutMs: 10_000 },
+for (const channel of [false, true]) {
+  const via = channel ? "exec channel" : "docker exec";
+  Deno.test(`${via}: stop ends what a command left running in the background, so nothing edits the workspace after it`, async () => {
+    await withContainer(
+      "verdict/busybox",
+      async (container) => {
+        const left = await container.exec(
+          "setsid sh -c 'sleep 1; echo late > late.txt' >/dev/null 2>&1 < /dev/null &",
+          { timeoutMs: 10_000 },
+        );
+        assert.equal(left.exitCode, 0, left.stderr);
+        const kills = await engineKills(container.id, () => container.stop());
+        // The channel stops it from inside: no `docker kill` on the way to the seal.
+        assert.equal(kills, channel ? 0 : 1);
+        assert.equal(await containerState(container.id), "exited");
+        await new Promise((resolve) => setTimeout(resolve, 2500));
+        const paths = (await container.copyOut("/workspace")).map((entry) => entry.path);
+        assert.ok(!paths.some((path) => path.endsWith("late.txt")), paths.join(" "));
+      },
+      AGENT_USER,
+      channel,
     );
-    assert.equal(left.exitCode, 0, left.stderr);
-    await container.stop();
-    await new Promise((resolve) => setTimeout(resolve, 2500));
-    const paths = (await container.copyOut("/workspace")).map((entry) => entry.path);
-    assert.ok(!paths.some((path) => path.endsWith("late.txt")), paths.join(" "));
   });
+}
+
+Deno.test("exec channel: an agent that killed the channel and left a writer behind is stopped by the engine", async () => {
+  await withContainer(
+    "verdict/busybox",
+    async (container) => {
+      // The command's parent is the channel's shell: killing it leaves no channel to stop with.
+      await container.exec(
+        "setsid sh -c 'sleep 1; echo late > late.txt' >/dev/null 2>&1 < /dev/null & kill -KILL $PPID",
+        { timeoutMs: 10_000 },
+      );
+      assert.ok(container.channelLost, "the channel is gone");
+      assert.equal(await engineKills(container.id, () => container.stop()), 1);
+      assert.equal(await containerState(container.id), "exited");
+      await new Promise((resolve) => setTimeout(resolve, 2500));
+      const paths = (await container.copyOut("/workspace")).map((entry) => entry.path);
+      assert.ok(!paths.some((path) => path.endsWith("late.txt")), paths.join(" "));
+    },
+    AGENT_USER,
+    true,
+  );
 });
+
+Deno.test("containers removed at once go in one docker rm; one already gone is no error", async () => {
+  await requireDocker();
+  const calls: string[][] = [];
+  const docker = new (class extends Docker {
+    override spawn(args: readonly string[], options?: { stdin?: boolean; signal?: AbortSignal }) {
+      calls.push([...args]);
+      return super.spawn(args, options);
+    }
+  })(dockerEnv());
+  const spec = { image: "verdict/busybox", workdir: "/", network: "none" as const, labels: LABEL };
+  const [a, b, gone] = await Promise.all([1, 2, 3].map(() => startContainer(docker, spec)));
+  await gone.remove();
+  calls.length = 0;
+  await Promise.all([a, b, gone].map((container) => container.remove()));
+  assert.deepEqual(calls.map((args) => args.slice(0, 3)), [["rm", "--force", "--volumes"]]);
+  assert.deepEqual(calls[0].slice(3).sort(), [a.id, b.id, gone.id].sort());
+  const left = await containersLabelled(await requireDocker(), "verdict.test=container_test");
+  assert.ok(!left.some((id) => a.id.startsWith(id) || b.id.startsWith(id)), "both removed");
+});
+
+// How many `docker kill` calls the engine saw for container `id` while `work` ran (its events).
+async function engineKills(id: string, work: () => Promise<void>): Promise<number> {
+  const docker = await requireDocker();
+  const since = (Date.now() / 1000 - 0.5).toFixed(3);
+  await work();
+  const until = (Date.now() / 1000 + 0.5).toFixed(3);
+  const events = await docker.text([
+    "events",
+    "--since",
+    since,
+    "--until",
+    until,
+    "--filter",
+    "event=kill",
+    "--filter",
+    `container=${id}`,
+    "--format",
+    "{{.ID}}",
+  ]);
+  return events.split("\n").filter((line) => line !== "").length;
+}
+
+async function containerState(id: string): Promise<string> {
+  const docker = await requireDocker();
+  for (let tries = 0; tries < 50; tries++) {
+    const state = (await docker.text(["inspect", "--format", "{{.State.Status}}", id])).trim();
+    if (state !== "running") return state;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  return "running";
+}
 
 for (const channel of [false, true]) {
   const via = channel ? "exec channel" : "docker exec";
