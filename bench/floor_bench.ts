@@ -21,6 +21,7 @@
  */
 import { join } from "node:path";
 import { DockerSandbox } from "../src/engine/docker_sandbox.ts";
+import { AGENT_USER } from "../src/engine/sandbox.ts";
 import { packTar, parseTar, type TarEntry } from "../src/engine/tar.ts";
 import { readTree } from "../src/task/file_tree.ts";
 import { loadSuite } from "../src/task/load_suite.ts";
@@ -65,9 +66,12 @@ async function naiveInput(dir: string, workdir: string): Promise<Uint8Array> {
   ]);
 }
 
+// As root: unpack, apply the solution, then hand the workdir to the user the tests run as (some
+// tasks check that a read-only file stops their script, which root would not see).
 const APPLY = `cd / && tar -x -f - && cd "$1" || exit 1
 if [ -d /naive/solution/files ]; then cp -R /naive/solution/files/. .; fi
-if [ -f /naive/solution/solve.sh ]; then sh /naive/solution/solve.sh; fi`;
+if [ -f /naive/solution/solve.sh ]; then sh /naive/solution/solve.sh; fi
+chown -R ${AGENT_USER} "$1"`;
 
 type FloorTrial = (typeof naiveTrials)[number];
 
@@ -78,11 +82,27 @@ async function startIdle(image: string): Promise<string> {
     "--pull=never",
     "--network=none",
     "--label",
-    "verdict.role=floor-bench",
+    `verdict.role=${BENCH_ROLE}`,
     image,
     "sleep",
     "infinity",
   ])).trim();
+}
+
+/** Runs the task's test script in container `id`, as the agent user, in the workdir. */
+async function runTests(id: string, trial: FloorTrial, stdin?: Uint8Array): Promise<boolean> {
+  const graded = await docker.run([
+    "exec",
+    ...stdin === undefined ? [] : ["-i"],
+    `--user=${AGENT_USER}`,
+    "-w",
+    trial.workdir,
+    id,
+    "sh",
+    "-c",
+    `${stdin === undefined ? "" : "tar -x -f - && "}sh /verdict/tests/test.sh`,
+  ], stdin === undefined ? {} : { stdin });
+  return graded.code === 0;
 }
 
 /** One naive trial; whether its test script passed. */
@@ -93,16 +113,7 @@ async function naiveTrial(trial: FloorTrial): Promise<boolean> {
       ["exec", "-i", id, "sh", "-c", APPLY, "apply", trial.workdir],
       { stdin: trial.input },
     );
-    if (applied.code !== 0) return false;
-    const graded = await docker.run([
-      "exec",
-      "-w",
-      trial.workdir,
-      id,
-      "sh",
-      "/verdict/tests/test.sh",
-    ]);
-    return graded.code === 0;
+    return applied.code === 0 && await runTests(id, trial);
   } finally {
     await docker.run(["rm", "-f", id]);
   }
@@ -110,9 +121,10 @@ async function naiveTrial(trial: FloorTrial): Promise<boolean> {
 
 /**
  * The least a harness that grades in a fresh container does through the docker CLI: the naive
- * trial's container and apply, the workdir copied out (the seal), a second container, one exec
- * that unpacks the sealed workdir and the tests and runs the test script, one removal of both.
- * No record, no checks: the floor under any harness with Verdict's rule.
+ * trial's container and apply, the workdir copied out (the seal), a second container from an
+ * image that holds the tests (made once, as Verdict's grader images are), one exec that unpacks
+ * the sealed workdir and runs the test script, one removal of both. No record, no checks: the
+ * floor under any harness with Verdict's rule.
  */
 async function freshGraderTrial(trial: FloorTrial): Promise<boolean> {
   const agent = await startIdle(trial.image);
@@ -125,27 +137,55 @@ async function freshGraderTrial(trial: FloorTrial): Promise<boolean> {
     if (applied.code !== 0) return false;
     const sealed = await docker.run(["cp", `${agent}:${trial.workdir}`, "-"]);
     if (sealed.code !== 0) return false;
-    const parent = trial.workdir.slice(1).split("/").slice(0, -1).join("/");
-    const input = packTar([
-      ...parseTar(sealed.stdout).map((entry) => ({
-        ...entry,
-        path: parent === "" ? entry.path : `${parent}/${entry.path}`,
-      })),
-      { path: "verdict", type: "dir", mode: 0o755 },
-      ...trial.tests,
-    ]);
-    grader = await startIdle(trial.image);
-    const graded = await docker.run(
-      ["exec", "-i", "-w", trial.workdir, grader, "sh", "-c", UNPACK_AND_TEST],
-      { stdin: input },
-    );
-    return graded.code === 0;
+    // Named from inside the workdir, which the grader's image holds empty and the agent user's.
+    const files = parseTar(sealed.stdout).flatMap((entry) => {
+      const path = entry.path.split("/").slice(1).join("/");
+      return path === "" ? [] : [{ ...entry, path }];
+    });
+    grader = await startIdle(await floorGraderImage(trial));
+    return await runTests(grader, trial, packTar(files));
   } finally {
     await docker.run(["rm", "-f", agent, ...grader === undefined ? [] : [grader]]);
   }
 }
 
-const UNPACK_AND_TEST = "cd / && tar -x -f - && cd - >/dev/null && sh /verdict/tests/test.sh";
+const BENCH_ROLE = "floor-bench";
+const graderImages = new Map<string, Promise<string>>();
+
+/** The task's image with its tests and an empty workdir of the agent user's, committed once. */
+function floorGraderImage(trial: FloorTrial): Promise<string> {
+  let image = graderImages.get(trial.id);
+  if (image === undefined) {
+    image = (async () => {
+      const id = await startIdle(trial.image);
+      try {
+        const tar = packTar([{ path: "verdict", type: "dir", mode: 0o755 }, ...trial.tests]);
+        const made = await docker.run([
+          "exec",
+          "-i",
+          id,
+          "sh",
+          "-c",
+          MAKE_GRADER,
+          "make",
+          trial.workdir,
+        ], {
+          stdin: tar,
+        });
+        if (made.code !== 0) throw new Error(`floor grader for ${trial.id}: ${made.stderr}`);
+        const name = `verdict-floor-grader:${trial.id}`;
+        await docker.text(["commit", "--change", `LABEL verdict.role=${BENCH_ROLE}`, id, name]);
+        return name;
+      } finally {
+        await docker.run(["rm", "-f", id]);
+      }
+    })();
+    graderImages.set(trial.id, image);
+  }
+  return image;
+}
+
+const MAKE_GRADER = `cd / && tar -x -f - && mkdir -p "$1" && chown ${AGENT_USER} "$1"`;
 
 interface Sample {
   wallMs: number;
@@ -208,6 +248,7 @@ function describePath(paths: DockerCall[][]): string {
 
 await harnessRun(naiveTrial, 4); // warms the engine's caches
 await verdictRun(4); // builds (or finds) the derived images
+await Promise.all(naiveTrials.map(floorGraderImage)); // the fresh-grader floor's, likewise
 type Side = "naive" | "fresh" | "verdict";
 const samples: Record<Side, Record<1 | 4, Sample[]>> = {
   naive: { 1: [], 4: [] },
@@ -256,3 +297,6 @@ console.log(
   } docker calls per trial (naive 4; target <= ` +
     `${TARGETS.calls}: ${verdict(calls <= TARGETS.calls)}): ${describePath(paths)}`,
 );
+// The grader images this run made (never one it did not).
+const made = await Promise.all([...graderImages.values()].map((image) => image.catch(() => "")));
+await docker.run(["rmi", ...made.filter((name) => name !== "")]);

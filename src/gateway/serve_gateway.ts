@@ -32,11 +32,51 @@ export interface ServedGateway {
 }
 
 /**
- * Serves `handler` on a new socket in a fresh folder under `root` (default
- * {@linkcode GATEWAY_SOCKET_ROOT}). The socket is open to every user (mode 0666), so that the
+ * Makes a fresh folder under `root` (default {@linkcode GATEWAY_SOCKET_ROOT}) for a gateway's
+ * socket, readable by all and writable only by this process's user: what
+ * {@linkcode serveGateway} serves in, made ahead when a sidecar that mounts it starts before its
+ * trial.
+ *
+ * @example
+ * ```ts ignore
+ * import { reserveGatewayFolder, serveGateway } from "./serve_gateway.ts";
+ * const folder = await reserveGatewayFolder();
+ * const gateway = await serveGateway(() => Promise.resolve(new Response("hi")), { folder });
+ * await gateway.close(); // removes the folder too
+ * ```
+ * @throws {InfrastructureError} when the folder cannot be made.
+ */
+export async function reserveGatewayFolder(root: string = GATEWAY_SOCKET_ROOT): Promise<string> {
+  try {
+    await Deno.mkdir(root, { recursive: true });
+    // Shared like /tmp (each user's folders stay their own); another user's root stays as it is.
+    await Deno.chmod(root, 0o1777).catch(() => undefined);
+    const folder = await Deno.makeTempDir({ dir: root, prefix: "g" });
+    await Deno.chmod(folder, 0o755);
+    return folder;
+  } catch (error) {
+    throw new InfrastructureError(
+      `could not make a folder for the model gateway's socket in ${root}: ${String(error)}`,
+    );
+  }
+}
+
+/** Where {@linkcode serveGateway} serves, and what it says of dropped requests. */
+export interface ServeOptions {
+  /** A fresh folder is made under this root (default {@linkcode GATEWAY_SOCKET_ROOT}). */
+  root?: string;
+  /** Or this folder, reserved with {@linkcode reserveGatewayFolder}, is served in. */
+  folder?: string;
+  /** Where a line about a failed request goes (default: standard error). */
+  report?: (line: string) => void;
+}
+
+/**
+ * Serves `handler` on a new socket in a fresh folder under `options.root` (default
+ * {@linkcode GATEWAY_SOCKET_ROOT}), or in the reserved `options.folder`. The socket is open to every user (mode 0666), so that the
  * unprivileged agent user of a container reaches it; the folder is readable by all and writable
  * only by this process's user. A request that fails under the handler (its client gone mid-body)
- * is one line to `report` (default: standard error).
+ * is one line to `options.report`.
  *
  * @example
  * ```ts ignore
@@ -55,21 +95,10 @@ export interface ServedGateway {
  */
 export async function serveGateway(
   handler: GatewayHandler,
-  root: string = GATEWAY_SOCKET_ROOT,
-  report: (line: string) => void = (line) => console.error(line),
+  options: ServeOptions = {},
 ): Promise<ServedGateway> {
-  let folder: string;
-  try {
-    await Deno.mkdir(root, { recursive: true });
-    // Shared like /tmp (each user's folders stay their own); another user's root stays as it is.
-    await Deno.chmod(root, 0o1777).catch(() => undefined);
-    folder = await Deno.makeTempDir({ dir: root, prefix: "g" });
-    await Deno.chmod(folder, 0o755);
-  } catch (error) {
-    throw new InfrastructureError(
-      `could not make a folder for the model gateway's socket in ${root}: ${String(error)}`,
-    );
-  }
+  const report = options.report ?? ((line: string) => console.error(line));
+  const folder = options.folder ?? await reserveGatewayFolder(options.root);
   const socketPath = join(folder, GATEWAY_SOCKET_NAME);
   const controller = new AbortController();
   let server: Deno.HttpServer<Deno.UnixAddr>;

@@ -4,6 +4,7 @@ import { InfrastructureError } from "../../src/core/errors.ts";
 import {
   GATEWAY_SOCKET_NAME,
   GATEWAY_SOCKET_ROOT,
+  reserveGatewayFolder,
   serveGateway,
 } from "../../src/gateway/serve_gateway.ts";
 
@@ -36,6 +37,19 @@ Deno.test("the gateway is served on a short socket open to every user, and gone 
   await gateway.close(); // closing twice is fine
 });
 
+Deno.test("a folder reserved ahead (a sidecar mounts it before its trial) is served in, and removed with the gateway", async () => {
+  const folder = await reserveGatewayFolder();
+  assert.equal(Deno.statSync(folder).mode! & 0o777, 0o755);
+  const gateway = await serveGateway(() => Promise.resolve(new Response("ahead")), { folder });
+  try {
+    assert.equal(gateway.socketPath, join(folder, GATEWAY_SOCKET_NAME));
+    assert.equal(await ask(gateway.socketPath, "/v1/messages"), "ahead");
+  } finally {
+    await gateway.close();
+  }
+  assert.throws(() => Deno.statSync(folder), Deno.errors.NotFound);
+});
+
 Deno.test("two gateways get two sockets", async () => {
   const handler = () => Promise.resolve(new Response("a"));
   const first = await serveGateway(handler);
@@ -51,7 +65,7 @@ Deno.test("a socket folder that cannot be made is an infrastructure error naming
   const file = await Deno.makeTempFile({ dir: "/tmp" });
   try {
     await assert.rejects(
-      serveGateway(() => Promise.resolve(new Response("")), join(file, "under")),
+      serveGateway(() => Promise.resolve(new Response("")), { root: join(file, "under") }),
       (error) =>
         error instanceof InfrastructureError && error.message.includes("model gateway's socket") &&
         error.message.includes(file),
@@ -65,8 +79,7 @@ Deno.test("a client that drips a body and hangs up, or is cut by the gateway clo
   const lines: string[] = [];
   const gateway = await serveGateway(
     async (request) => new Response(await request.text()),
-    GATEWAY_SOCKET_ROOT,
-    (line) => lines.push(line),
+    { report: (line) => lines.push(line) },
   );
   const drip = async () => {
     const connection = await Deno.connect({ transport: "unix", path: gateway.socketPath });
@@ -98,8 +111,7 @@ Deno.test("a failure of the gateway's own is a 500 and its stack, not a dropped 
   const lines: string[] = [];
   const gateway = await serveGateway(
     () => Promise.reject(new TypeError("a bug in recording")),
-    GATEWAY_SOCKET_ROOT,
-    (line) => lines.push(line),
+    { report: (line) => lines.push(line) },
   );
   try {
     const client = Deno.createHttpClient({

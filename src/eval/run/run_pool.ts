@@ -16,7 +16,13 @@ import {
 import type { Agent } from "../../agent/agent.ts";
 import type { Clock } from "../../core/clock.ts";
 import { SplitMix64 } from "../../core/rng.ts";
-import type { DerivedImageSource, Sandbox } from "../../engine/sandbox.ts";
+import type {
+  ContainerSpec,
+  DerivedImageSource,
+  Sandbox,
+  SandboxContainer,
+} from "../../engine/sandbox.ts";
+import { SIDECAR_ROLE } from "../../gateway/sidecar.ts";
 import { storeSnapshot } from "../../workspace/snapshot.ts";
 import type { RunRecord } from "../../store/run_table.ts";
 import type { Store } from "../../store/store.ts";
@@ -35,6 +41,7 @@ import { runTrial, type TrialOutcome } from "../trial/trial.ts";
 import { TrialQueue } from "./_trial_queue.ts";
 import type { SessionDriver } from "../trial/session_driver.ts";
 import type { TrialGatewayFactory } from "../trial/trial_plan.ts";
+import { sidecarAhead, socketFolder } from "../trial/trial_gateway.ts";
 import { trialContainerSpec } from "../trial/trial_scope.ts";
 import { WarmContainers } from "../trial/warm_containers.ts";
 import { installedAgent } from "../../agent/cmd_agent.ts";
@@ -134,7 +141,7 @@ export async function runPool(
   });
   // Started ahead only on a run's one engine: which engine takes a trial is known when it starts.
   const warm = resumeFor === undefined && deps.engines === undefined
-    ? warmContainers(plans, { ...settings, images: seats[0].images, signal }, deps)
+    ? warmContainers(plans, { ...settings, images: seats[0].images, signal, rng }, deps)
     : undefined;
   const lost = new Set<string>();
   const queue = new TrialQueue(plans);
@@ -185,30 +192,54 @@ export async function runPool(
 /**
  * Containers started ahead of a new run's trials (their images built up front), where a trial
  * would start them from its images: the one place that decides it. A trial's agent container and
- * its graders start together, a trial ahead, so neither start is on its critical path. Not for an
- * installed agent, whose container joins its gateway's network, nor on resume, where a trial may
- * pick up a container that survived.
+ * its graders start together, a trial ahead, so neither start is on its critical path; for an
+ * installed agent, its gateway's sidecar (forwarder listening, socket folder reserved) first,
+ * then the agent's container in the sidecar's network. Not on resume, where a trial may pick up a
+ * container that survived.
  */
 function warmContainers(
   plans: TrialPlan[],
-  settings: PoolSettings & { images: DerivedImageSource; signal: AbortSignal },
+  settings: PoolSettings & { images: DerivedImageSource; signal: AbortSignal; rng: SplitMix64 },
   deps: Pick<PoolDeps, "agent" | "sandbox">,
-): WarmContainers | undefined {
-  if (installedAgent(deps.agent) !== undefined) return undefined;
+): WarmContainers {
   const { images, signal, owner } = settings;
+  const installed = installedAgent(deps.agent);
+  const sidecars: Promise<SandboxContainer>[] = [];
+  const start =
+    (plan: TrialPlan) =>
+    (role: string, image: Promise<string> | string, overrides: Partial<ContainerSpec> = {}) =>
+      Promise.resolve(image).then((name) =>
+        deps.sandbox.start(
+          { ...trialContainerSpec(plan, owner, role), ...overrides, image: name },
+          signal,
+        )
+      );
   return new WarmContainers(plans, settings.concurrency, (plan) => {
     const { staged } = plan;
-    const start = (role: string, image: Promise<string>) =>
-      image.then((name) =>
-        deps.sandbox.start({ ...trialContainerSpec(plan, owner, role), image: name }, signal)
-      );
     const graderImage = staged.kind.graderImage(staged, images, signal);
+    const agentImage = staged.kind.agentImage(staged, images, signal);
+    const gateway = installed &&
+      sidecarAhead(start(plan), installed, trialRng(settings.rng, plan), agentImage, signal);
+    if (gateway) sidecars.push(gateway.sidecar);
     return {
-      agent: start("agent", staged.kind.agentImage(staged, images, signal)),
-      grader: start("grader", graderImage),
-      ...(staged.task.manifest.success.canary ? { canary: start("grader", graderImage) } : {}),
+      ...(gateway ? { [SIDECAR_ROLE]: gateway.sidecar } : {}),
+      agent: gateway ? gateway.agent : start(plan)("agent", agentImage),
+      grader: start(plan)("grader", graderImage),
+      ...(staged.task.manifest.success.canary
+        ? { canary: start(plan)("grader", graderImage) }
+        : {}),
     };
+  }, async () => {
+    // A trial's gateway removes its folder when it closes; these are the ones never served.
+    for (const sidecar of await Promise.all(sidecars.map((each) => each.catch(() => undefined)))) {
+      if (sidecar) await Deno.remove(socketFolder(sidecar), { recursive: true }).catch(() => {});
+    }
   });
+}
+
+/** A trial's own stream of the run's generator. */
+function trialRng(rng: SplitMix64, plan: TrialPlan): SplitMix64 {
+  return rng.stream(`trial/${plan.staged.task.id}/${plan.repeat}`);
 }
 
 /** What every trial of a pool shares. */
@@ -248,7 +279,7 @@ async function runOnSeat(
     ...(engine === undefined ? {} : { engine, engineLost: () => engineLost(seat) }),
     images,
     clock: deps.clock,
-    rng: pool.rng.stream(`trial/${plan.staged.task.id}/${plan.repeat}`),
+    rng: trialRng(pool.rng, plan),
     agent: deps.agent,
     signal: pool.signal,
     owner: settings.owner,

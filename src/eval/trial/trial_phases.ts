@@ -12,6 +12,7 @@
 import type { Agent, AgentOutcome } from "../../agent/agent.ts";
 import type { SandboxContainer } from "../../engine/sandbox.ts";
 import type { GatewayLedger } from "../../gateway/ledger.ts";
+import { SIDECAR_ROLE } from "../../gateway/sidecar.ts";
 import type { Grade } from "../../grading/grade.ts";
 import {
   type CatalogueEvent,
@@ -78,14 +79,15 @@ export async function openNew(scope: TrialScope): Promise<AgentSeat> {
   })]);
   // What was started ahead for this trial is the trial's from here on: removed with it, even
   // when it fails before it uses them.
-  const [warmed, grader, canary] = (["agent", "grader", "canary"] as const).map((role) => {
-    const starting = deps.warm?.take(plan.session, role);
-    return starting && scope.adoptStarting(starting);
-  });
+  const [warmed, grader, canary, sidecar] = (["agent", "grader", "canary", SIDECAR_ROLE] as const)
+    .map((role) => {
+      const starting = deps.warm?.take(plan.session, role);
+      return starting && scope.adoptStarting(starting);
+    });
   const image = warmed ? undefined : staged.kind.agentImage(staged, deps.images, deps.signal);
   // The image builds while the gateway opens; a failure to open it leaves the build unawaited.
   image?.catch(() => undefined);
-  const { setup, ledger, fill } = await agentSurroundings(scope);
+  const { setup, ledger, fill } = await agentSurroundings(scope, sidecar);
   const container = warmed ? await warmed : await scope.start("agent", image!, setup);
   await fill?.(container);
   scope.record([event(EVENT.workspaceStaged, {
@@ -278,8 +280,11 @@ export function finish(scope: TrialScope, result: TrialRecord): void {
  */
 async function agentSurroundings(
   scope: TrialScope,
+  sidecarAhead?: Promise<SandboxContainer>,
 ): Promise<Partial<OpenedGateway> & { setup: AgentContainerSetup }> {
-  return scope.installed ? await openTrialGateway(scope, scope.installed) : { setup: {} };
+  return scope.installed
+    ? await openTrialGateway(scope, scope.installed, sidecarAhead)
+    : { setup: {} };
 }
 
 /**

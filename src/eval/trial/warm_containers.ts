@@ -41,6 +41,7 @@ export class WarmContainers implements WarmSource {
   readonly #plans: readonly TrialPlan[];
   readonly #depth: number;
   readonly #start: (plan: TrialPlan) => WarmSet;
+  readonly #afterwards: () => Promise<void>;
   readonly #started = new Map<string, Promise<SandboxContainer>>();
   #next = 0;
 
@@ -48,15 +49,18 @@ export class WarmContainers implements WarmSource {
    * @param plans The run's trials, in the order they are taken.
    * @param depth How many trials ahead to keep started (the run's concurrency).
    * @param start Starts the containers of a trial, by role.
+   * @param afterwards Undoes what else was made ahead, once the untaken containers are removed.
    */
   constructor(
     plans: readonly TrialPlan[],
     depth: number,
     start: (plan: TrialPlan) => WarmSet,
+    afterwards: () => Promise<void> = () => Promise.resolve(),
   ) {
     this.#plans = plans;
     this.#depth = depth;
     this.#start = start;
+    this.#afterwards = afterwards;
   }
 
   /** The trial at `index` is being taken: starts the containers of the `depth` after it. */
@@ -78,7 +82,7 @@ export class WarmContainers implements WarmSource {
     return starting;
   }
 
-  /** Removes every container started ahead and never taken. */
+  /** Removes every container started ahead and never taken, then runs `afterwards`. */
   async removeUntaken(): Promise<void> {
     const left = [...this.#started.values()];
     this.#started.clear();
@@ -86,6 +90,7 @@ export class WarmContainers implements WarmSource {
       const container = await starting.catch(() => undefined);
       await container?.remove().catch(() => undefined);
     }));
+    await this.#afterwards().catch(() => undefined);
   }
 }
 

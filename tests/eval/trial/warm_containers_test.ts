@@ -3,6 +3,7 @@ import { LogicalClock } from "../../../src/core/clock.ts";
 import { InfrastructureError } from "../../../src/core/errors.ts";
 import { runEval } from "../../../src/eval/run/run_eval.ts";
 import { MemorySandbox } from "../../../src/engine/memory_sandbox.ts";
+import { SIDECAR_ROLE } from "../../../src/gateway/sidecar.ts";
 import { scratchDir } from "../../_verdict.ts";
 
 async function evalOnMemory(concurrency: number, stopAfter?: number) {
@@ -115,5 +116,56 @@ Deno.test("a trial that fails before it grades takes its graders started ahead d
   const failed = outcome.results.trials.find((trial) => trial.session === sessions[1])!;
   assert.equal(failed.bucket, "infrastructure_error", failed.reason);
   assert.deepEqual(leftAtThirdFinish, [], "the failed trial's grader outlived it");
+  assert.equal(sandbox.live().length, 0);
+});
+
+Deno.test("an installed agent's sidecar and container start a trial ahead, the container in its own trial's sidecar's network", async () => {
+  const sandbox = new MemorySandbox({
+    exec: ({ script }) => ({ exitCode: script.includes("tests/test.sh") ? 1 : 0 }),
+  });
+  await using home = await scratchDir("warm-installed");
+  const outcome = await runEval({
+    paths: ["tasks/fix-slugify"],
+    agent: "cmd:true",
+    model: "scripted",
+    repeat: 3,
+    concurrency: 1,
+    seed: 0,
+    home: home.path,
+  }, {
+    sandbox,
+    clock: new LogicalClock(),
+    signal: new AbortController().signal,
+    progress: { runStarted() {}, trialFinished() {} },
+  });
+  assert.equal(outcome.results.trials.length, 3);
+  const ops = sandbox.operations;
+  const started = (session: string, role: string) =>
+    ops.findIndex((op) =>
+      op.op === "start" && op.spec.labels["verdict.session"] === session &&
+      op.spec.labels["verdict.role"] === role
+    );
+  const sessions = outcome.results.trials.map((trial) => trial.session);
+  const containers = sandbox.containers();
+  for (const [index, session] of sessions.entries()) {
+    const sidecar = containers.find((c) =>
+      c.spec.labels["verdict.session"] === session && c.spec.labels["verdict.role"] === SIDECAR_ROLE
+    );
+    const agent = containers.find((c) =>
+      c.spec.labels["verdict.session"] === session && c.spec.labels["verdict.role"] === "agent"
+    );
+    assert.ok(sidecar && agent, `trial ${index}: one sidecar, one agent container`);
+    assert.equal(agent.spec.network, `container:${sidecar.id}`);
+    const folder = sidecar.spec.mounts?.[0]?.source ?? "";
+    assert.equal(await Deno.stat(folder).then(() => "left", () => "removed"), "removed", folder);
+    if (index === 0) continue;
+    // Started before the trial ahead of it was graded: off its critical path.
+    const gradedBefore = ops.findIndex((op) =>
+      op.op === "exec" && op.script.includes("tests/test.sh") &&
+      containers.find((c) => c.id === op.id)?.spec.labels["verdict.session"] === sessions[index - 1]
+    );
+    assert.ok(started(session, SIDECAR_ROLE) < gradedBefore, `trial ${index}'s sidecar`);
+    assert.ok(started(session, "agent") < gradedBefore, `trial ${index}'s agent container`);
+  }
   assert.equal(sandbox.live().length, 0);
 });
