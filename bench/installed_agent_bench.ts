@@ -9,7 +9,9 @@
  * which Claude Code gives), else the span of its exec (Codex reports none): from the last event
  * the trial recorded before the agent started (gateway exchanges, recorded while it runs, are
  * skipped) to its `agent.cmd` event, by their `at` stamps (whole milliseconds). The loop agent's
- * median trial wall time over the same tasks is printed for context. Run: `deno task bench`.
+ * median trial wall time over the same tasks is printed for context, and for each agent where its
+ * trials' time goes (set-up, the agent's exec, seal, grading, the rest), from the events' stamps.
+ * Run: `deno task bench`.
  *
  * @module
  */
@@ -61,6 +63,24 @@ interface AgentTrial {
   wallMs: number;
   reportedMs: number | null;
   exec: { ms: number; from: string } | null;
+  phases: Phases;
+}
+
+/**
+ * Where a trial's wall time went, from its events' `at` stamps: set-up (started to staged: the
+ * containers, the gateway), the agent (staged to `agent.stopped`: an installed agent's exec), the seal (`agent.stopped`
+ * to `end_state.sealed`), grading (sealed to `grading.finished`), and what is left (recording,
+ * removal, the gaps between).
+ */
+type Phases = Record<"setup" | "agent" | "seal" | "grading" | "rest", number>;
+
+function phasesOf(events: StoredEvent[], wallMs: number): Phases {
+  const at = (kind: string) => events.findLast((stored) => stored.kind === kind)?.at ?? 0;
+  const setup = at(EVENT.workspaceStaged) - at(EVENT.trialStarted);
+  const agent = at(EVENT.agentStopped) - at(EVENT.workspaceStaged);
+  const seal = at(EVENT.endStateSealed) - at(EVENT.agentStopped);
+  const grading = at(EVENT.gradingFinished) - at(EVENT.endStateSealed);
+  return { setup, agent, seal, grading, rest: wallMs - setup - agent - seal - grading };
 }
 
 /** Runs `verdict eval` for `agent` and reads its trials from `results.json` and the store. */
@@ -91,11 +111,15 @@ async function evalTrials(agent: string): Promise<AgentTrial[]> {
   }
   const store = openStore(join(home.path, "verdict.db"));
   try {
-    return results.trials.map((trial) => ({
-      verdict: trial.verdict,
-      wallMs: trial.duration_ms,
-      ...ownDuration(store.events.read(trial.session)),
-    }));
+    return results.trials.map((trial) => {
+      const events = store.events.read(trial.session);
+      return {
+        verdict: trial.verdict,
+        wallMs: trial.duration_ms,
+        ...ownDuration(events),
+        phases: phasesOf(events, trial.duration_ms),
+      };
+    });
   } finally {
     store.close();
   }
@@ -163,6 +187,16 @@ for (const agent of INSTALLED) {
     }; overhead ${overhead.toFixed(0)} ms over ${timed.length} = ${
       (overhead / floorMs).toFixed(2)
     } x bare docker run`,
+  );
+}
+for (const agent of [...INSTALLED, "loop"]) {
+  const trials = measured.get(agent)!;
+  const phase = (name: keyof Phases) =>
+    `${name} ${median(trials.map((trial) => trial.phases[name])).toFixed(0)}`;
+  console.log(
+    `${agent}, where a trial's time goes (median ms): ${
+      (["setup", "agent", "seal", "grading", "rest"] as const).map(phase).join(", ")
+    }`,
   );
 }
 const loop = measured.get("loop")!;
