@@ -6,7 +6,11 @@ import { MemorySandbox } from "../../../src/engine/memory_sandbox.ts";
 import { SIDECAR_ROLE } from "../../../src/gateway/sidecar.ts";
 import { scratchDir } from "../../_verdict.ts";
 
-async function evalOnMemory(concurrency: number, stopAfter?: number) {
+async function evalOnMemory(
+  concurrency: number,
+  stopAfter?: number,
+  request: { paths?: string[]; agent?: string; model?: string } = {},
+) {
   const sandbox = new MemorySandbox({
     exec: ({ script }) => ({ exitCode: script.includes("tests/test.sh") ? 1 : 0 }),
   });
@@ -16,6 +20,7 @@ async function evalOnMemory(concurrency: number, stopAfter?: number) {
   const outcome = await runEval({
     paths: ["tasks/fix-slugify", "tasks/fix-csv-quoting"],
     agent: "nop",
+    ...request,
     repeat: 3,
     concurrency,
     seed: 0,
@@ -120,23 +125,10 @@ Deno.test("a trial that fails before it grades takes its graders started ahead d
 });
 
 Deno.test("an installed agent's sidecar and container start a trial ahead, the container in its own trial's sidecar's network", async () => {
-  const sandbox = new MemorySandbox({
-    exec: ({ script }) => ({ exitCode: script.includes("tests/test.sh") ? 1 : 0 }),
-  });
-  await using home = await scratchDir("warm-installed");
-  const outcome = await runEval({
+  const { outcome, sandbox } = await evalOnMemory(1, undefined, {
     paths: ["tasks/fix-slugify"],
     agent: "cmd:true",
     model: "scripted",
-    repeat: 3,
-    concurrency: 1,
-    seed: 0,
-    home: home.path,
-  }, {
-    sandbox,
-    clock: new LogicalClock(),
-    signal: new AbortController().signal,
-    progress: { runStarted() {}, trialFinished() {} },
   });
   assert.equal(outcome.results.trials.length, 3);
   const ops = sandbox.operations;
