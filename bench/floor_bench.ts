@@ -287,9 +287,16 @@ for (const concurrency of [1, 4] as const) {
         (pick("fresh", concurrency, "wallMs") / pick("naive", concurrency, "wallMs")).toFixed(2)
       }, CPU ${
         (pick("fresh", concurrency, "cpuS") / pick("naive", concurrency, "cpuS")).toFixed(2)
-      }`,
+      }; each round's Verdict / naive wall: ${roundRatios(concurrency).join(" ")}`,
   );
 }
+/** Verdict / naive wall of each round at `concurrency`, run side by side: the rounds' spread. */
+function roundRatios(concurrency: 1 | 4): string[] {
+  return samples.verdict[concurrency].map((sample, round) =>
+    (sample.wallMs / samples.naive[concurrency][round].wallMs).toFixed(2)
+  );
+}
+
 const calls = median(paths.map((path) => path.length)) / tasks;
 console.log(
   `critical path at concurrency 1: ${
