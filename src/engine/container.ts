@@ -97,7 +97,13 @@ export async function startContainer(
     "sleep",
     "infinity",
   ];
-  const result = await docker.run(args, { signal });
+  signal?.throwIfAborted();
+  // Never cut short: a `docker run` killed half-way can leave a container nobody knows the id of.
+  const result = await docker.run(args);
+  if (signal?.aborted) {
+    if (result.code === 0) await removeContainers(docker, [decodeId(result.stdout)]);
+    throw signal.reason;
+  }
   if (result.code !== 0) {
     if (/No such image|not found|pull access denied|manifest unknown/i.test(result.stderr)) {
       throw new InfrastructureError(missingImageMessage(spec.image));
@@ -106,7 +112,7 @@ export async function startContainer(
       `could not start a container from ${spec.image}: ${firstLine(result.stderr)}`,
     );
   }
-  const id = new TextDecoder().decode(result.stdout).trim();
+  const id = decodeId(result.stdout);
   if (!spec.channel) return new Container(docker, id, spec);
   const user = spec.user ?? AGENT_USER;
   // The helper goes in when first needed (root's channel runs on it, a stuck session is killed
@@ -119,6 +125,8 @@ export async function startContainer(
     root: async () => await helper() ? ExecChannel.open(docker, id, ROOT, HELPER) : undefined,
   });
 }
+
+const decodeId = (stdout: Uint8Array): string => new TextDecoder().decode(stdout).trim();
 
 /** A running container. */
 export class Container implements SandboxContainer {
@@ -301,15 +309,10 @@ export class Container implements SandboxContainer {
   }
 
   /**
-   * Stops every process in the container for good; files can still be copied out. Already stopped
-   * is fine. The commands' channel, when free, does it from inside with its shell's own `kill`
-   * (one engine call less on a trial's way to its verdict): every process of the container's user,
-   * which is every process an agent can start (no capabilities, no new privileges), and the idle
-   * process, so that init exits. Otherwise `docker kill` ends init, and with it every process in
-   * its PID namespace.
-   *
-   * (Not `docker pause`: a cgroup-v1 freezer that catches a `docker exec` half started leaves
-   * the container wedged, so that not even `docker rm --force` returns.)
+   * Stops every process for good (files can still be copied out; already stopped is fine): from
+   * inside by the free commands' channel's own `kill` (every process of the container's user, so
+   * every one an agent can start, and the idle one, so init exits), else by `docker kill`. (Not
+   * `docker pause`: a cgroup-v1 freezer that catches a `docker exec` half started wedges it.)
    */
   async stop(): Promise<void> {
     if (await this.#transport.stopProcesses(this.spec.user ?? AGENT_USER)) {
@@ -325,10 +328,7 @@ export class Container implements SandboxContainer {
     }
   }
 
-  /**
-   * Removes the container with everything still running in it. Already gone is fine. Removals
-   * asked for at once share one `docker rm`.
-   */
+  /** Removes it with all still running in it (gone is fine); removals at once share a `docker rm`. */
   async remove(): Promise<void> {
     const closing = this.#transport.close();
     const result = await removeBatched(this.#docker, this.id);

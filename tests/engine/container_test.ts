@@ -147,6 +147,25 @@ Deno.test("containers removed at once go in one docker rm; one already gone is n
   assert.ok(!left.some((id) => a.id.startsWith(id) || b.id.startsWith(id)), "both removed");
 });
 
+Deno.test("a start aborted at any moment leaves no container behind", async () => {
+  const docker = await requireDocker();
+  const label = `verdict.test=aborted-start-${crypto.randomUUID().slice(0, 8)}`;
+  const [key, value] = label.split("=");
+  for (const delayMs of [0, 20, 60, 120, 200, 300]) {
+    const controller = new AbortController();
+    const starting = startContainer(docker, {
+      image: "verdict/busybox",
+      workdir: "/",
+      network: "none",
+      labels: { [key]: value },
+    }, controller.signal);
+    setTimeout(() => controller.abort(new Error("stop")), delayMs);
+    // One that finished before the abort is the caller's, as it would be without one.
+    await starting.then((container) => container.remove(), () => undefined);
+  }
+  assert.deepEqual(await containersLabelled(docker, label), []);
+});
+
 // The writer left behind was due a second after it started: after 2.5 s, its file would be there.
 async function assertNothingWrittenLate(container: Container): Promise<void> {
   await new Promise((resolve) => setTimeout(resolve, 2500));
