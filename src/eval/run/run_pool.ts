@@ -16,12 +16,7 @@ import {
 import type { Agent } from "../../agent/agent.ts";
 import type { Clock } from "../../core/clock.ts";
 import { SplitMix64 } from "../../core/rng.ts";
-import type {
-  ContainerSpec,
-  DerivedImageSource,
-  Sandbox,
-  SandboxContainer,
-} from "../../engine/sandbox.ts";
+import type { DerivedImageSource, Sandbox, SandboxContainer } from "../../engine/sandbox.ts";
 import { SIDECAR_ROLE } from "../../gateway/sidecar.ts";
 import { storeSnapshot } from "../../workspace/snapshot.ts";
 import type { RunRecord } from "../../store/run_table.ts";
@@ -42,7 +37,7 @@ import { TrialQueue } from "./_trial_queue.ts";
 import type { SessionDriver } from "../trial/session_driver.ts";
 import type { TrialGatewayFactory } from "../trial/trial_plan.ts";
 import { sidecarAhead, socketFolder } from "../trial/trial_gateway.ts";
-import { trialContainerSpec } from "../trial/trial_scope.ts";
+import { trialContainerStart } from "../trial/trial_scope.ts";
 import { WarmContainers } from "../trial/warm_containers.ts";
 import { installedAgent } from "../../agent/cmd_agent.ts";
 
@@ -205,15 +200,7 @@ function warmContainers(
   const { images, signal, owner } = settings;
   const installed = installedAgent(deps.agent);
   const sidecars: Promise<SandboxContainer>[] = [];
-  const start =
-    (plan: TrialPlan) =>
-    (role: string, image: Promise<string> | string, overrides: Partial<ContainerSpec> = {}) =>
-      Promise.resolve(image).then((name) =>
-        deps.sandbox.start(
-          { ...trialContainerSpec(plan, owner, role), ...overrides, image: name },
-          signal,
-        )
-      );
+  const start = (plan: TrialPlan) => trialContainerStart(deps.sandbox, plan, owner, signal);
   return new WarmContainers(plans, settings.concurrency, (plan) => {
     const { staged } = plan;
     const graderImage = staged.kind.graderImage(staged, images, signal);

@@ -23,7 +23,7 @@ import type { GatewayLedger } from "../../gateway/ledger.ts";
 import type { ContainerSpec, SandboxContainer } from "../../engine/sandbox.ts";
 import { relayOverExec } from "../../gateway/exec_relay.ts";
 import { chargeRecorded } from "../../gateway/recording.ts";
-import type { TrialScope } from "./trial_scope.ts";
+import type { TrialContainerStart, TrialScope } from "./trial_scope.ts";
 
 /** The part of the agent's container spec that an installed agent's surroundings decide. */
 export type AgentContainerSetup = Partial<Pick<ContainerSpec, "network" | "env" | "mounts">>;
@@ -168,9 +168,7 @@ export interface GatewayAhead {
  * ```
  */
 export function sidecarAhead(
-  start: (role: string, image: string, overrides: Partial<ContainerSpec>) => Promise<
-    SandboxContainer
-  >,
+  start: TrialContainerStart,
   agent: InstalledAgent,
   rng: Rng,
   agentImage: Promise<string>,

@@ -6,7 +6,12 @@
  * @module
  */
 import { type InstalledAgent, installedAgent } from "../../agent/cmd_agent.ts";
-import { AGENT_USER, type ContainerSpec, type SandboxContainer } from "../../engine/sandbox.ts";
+import {
+  AGENT_USER,
+  type ContainerSpec,
+  type Sandbox,
+  type SandboxContainer,
+} from "../../engine/sandbox.ts";
 import type { CatalogueEvent } from "../../store/event_catalogue.ts";
 import { sealGuard } from "../../workspace/snapshot.ts";
 import { OWNER_LABEL } from "./run_owner.ts";
@@ -90,6 +95,43 @@ export function trialContainerSpec(plan: TrialPlan, owner: string, role: string)
   };
 }
 
+/** Starts one of a trial's containers: its role, its image (or the one being built), overrides. */
+export type TrialContainerStart = (
+  role: string,
+  image: Promise<string> | string,
+  overrides?: Partial<ContainerSpec>,
+) => Promise<SandboxContainer>;
+
+/**
+ * How `plan`'s containers start on `sandbox`, labelled for the trial and its owner: what the
+ * trial's scope and the containers started ahead of it both use.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { MemorySandbox } from "../../engine/memory_sandbox.ts";
+ * import { loadTask } from "../../task/load_task.ts";
+ * import { stageTask } from "./staged_task.ts";
+ * import { trialContainerStart } from "./trial_scope.ts";
+ * const staged = await stageTask(await loadTask("tasks/fix-slugify"));
+ * const plan = { run: "r1", session: "s1", staged, repeat: 0 };
+ * const start = trialContainerStart(new MemorySandbox(), plan, "0123456789abcdef");
+ * const grader = await start("grader", "verdict/busybox");
+ * assert.equal(grader.spec.labels["verdict.session"], "s1");
+ * ```
+ */
+export function trialContainerStart(
+  sandbox: Sandbox,
+  plan: TrialPlan,
+  owner: string,
+  signal?: AbortSignal,
+): TrialContainerStart {
+  return (role, image, overrides = {}) =>
+    Promise.resolve(image).then((name) =>
+      sandbox.start({ ...trialContainerSpec(plan, owner, role), ...overrides, image: name }, signal)
+    );
+}
+
 /**
  * The scope of one trial: marks its session running and tracks every container it starts.
  *
@@ -134,6 +176,7 @@ export function trialScope(plan: TrialPlan, deps: TrialDeps, resumed: boolean): 
   store.runs.setSessionStatus(plan.session, "running");
   const containers: Promise<SandboxContainer | undefined>[] = [];
   const undos: (() => Promise<void>)[] = [];
+  const startContainer = trialContainerStart(deps.sandbox, plan, deps.owner, deps.signal);
   return {
     plan,
     deps,
@@ -141,12 +184,7 @@ export function trialScope(plan: TrialPlan, deps: TrialDeps, resumed: boolean): 
     installed: installedAgent(deps.agent),
     record: (events) => void store.events.append(plan.session, events, clock.now()),
     start(role, image = task.manifest.image, overrides = {}) {
-      const starting = Promise.resolve(image).then((name) =>
-        deps.sandbox.start(
-          { ...trialContainerSpec(plan, deps.owner, role), ...overrides, image: name },
-          deps.signal,
-        )
-      );
+      const starting = startContainer(role, image, overrides);
       containers.push(starting.catch(() => undefined));
       return starting;
     },
