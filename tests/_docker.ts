@@ -10,7 +10,7 @@ import { Docker } from "../src/engine/docker.ts";
 export const TEST_IMAGES = ["verdict/python:3.11", "verdict/busybox"];
 
 /** The recipe of the images `scripts/build-images.sh` builds (its `recipe`). */
-const IMAGE_RECIPE = "3";
+const IMAGE_RECIPE = "4";
 
 let checked: Promise<Docker> | undefined;
 

@@ -71,7 +71,8 @@ function posixParent(path: string): string {
  * The environment of every grading script, success and canary alike. The working folder never
  * comes first on Python's `sys.path` (`python -m pytest` would otherwise run a `pytest` package
  * the agent left there), user site-packages are not read, no bytecode is written, and bytecode is
- * read only from a folder that does not exist yet, never from a `__pycache__` in the tree; pytest
+ * read only from `/usr/lib/verdict-pycache`, which the image fills or not (scripts/build-images.sh
+ * compiles its Python there), never from a `__pycache__` in the tree; pytest
  * loads no plugin it is not told to (it would load any `*.dist-info` with a `pytest11` entry point
  * found on `sys.path`).
  *
@@ -86,7 +87,7 @@ export const GRADER_ENV: Readonly<Record<string, string>> = {
   PYTHONSAFEPATH: "1",
   PYTHONNOUSERSITE: "1",
   PYTHONDONTWRITEBYTECODE: "1",
-  PYTHONPYCACHEPREFIX: "/tmp/verdict-pycache",
+  PYTHONPYCACHEPREFIX: "/usr/lib/verdict-pycache",
   PYTEST_DISABLE_PLUGIN_AUTOLOAD: "1",
 };
 

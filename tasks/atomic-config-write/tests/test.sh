@@ -4,4 +4,4 @@
 # library; conftest.py appends it last, for the tests' imports. Bytecode is neither written
 # nor read from the tree (-B, -X pycache_prefix).
 set -eu
-exec /usr/bin/python3 -I -B -X pycache_prefix=/tmp/verdict-pycache -m pytest -q -p no:cacheprovider /verdict/tests/test_hidden.py
+exec /usr/bin/python3 -I -B -X pycache_prefix=/usr/lib/verdict-pycache -m pytest -q -p no:cacheprovider /verdict/tests/test_hidden.py
