@@ -9,7 +9,7 @@
 import { AgentStartError, InfrastructureError } from "../core/errors.ts";
 import { shellQuote } from "../core/shell_quote.ts";
 import { EVENT, event } from "../store/event_catalogue.ts";
-import type { ExecResult } from "../engine/sandbox.ts";
+import type { ExecResult, SandboxContainer } from "../engine/sandbox.ts";
 import type { AgentContext, StopReason } from "./agent.ts";
 import { FIXED_FILE_TIME_TOUCH } from "../engine/fixed_file_time.ts";
 import type { ReplayMaskName } from "../gateway/request_fingerprint.ts";
@@ -69,7 +69,7 @@ export async function runInstalled(
   context: AgentContext,
   run: InstalledRun,
 ): Promise<{ result: ExecResult; stopReason: StopReason }> {
-  const faketime = await prepareContainer(context, run.homes ?? []);
+  const faketime = await readied(context, run.homes ?? []);
   const clock = faketime === undefined || context.clockStart === undefined ? undefined : {
     start: new Date(context.clockStart),
     words: faketimeWords(faketime, context.clockStart, run.clockIn),
@@ -136,6 +136,38 @@ const FAKETIME_LIBRARIES = [
   "/usr/lib/aarch64-linux-gnu/faketime/libfaketime.so.1",
 ];
 
+// Containers readied ahead of their trials (see readyAhead): each is made for one trial.
+const ahead = new WeakMap<SandboxContainer, Ready>();
+
+type Ready = Promise<string | undefined>;
+
+/**
+ * Readies an installed agent's container for `task` before its trial takes it (see
+ * {@linkcode prepareContainer}), so that the readying exec is not on the trial's path; the run
+ * that gets this container takes what it did, or its failure. First, a command through the
+ * agent user's channel: once it answers, the channel's own start has made its folder in `/tmp`,
+ * and nothing changes a folder the readying dates after it did.
+ */
+export function readyAhead(
+  container: SandboxContainer,
+  instruction: string,
+  homes: readonly string[],
+  signal: AbortSignal,
+): void {
+  const ready = container.exec("true", { timeoutMs: PREPARE_TIMEOUT_MS, signal })
+    .then(() => prepareContainer(container, instruction, homes, signal));
+  ready.catch(() => undefined); // the run that takes the container sees the failure
+  ahead.set(container, ready);
+}
+
+/** The readying of the context's container: the one done ahead, else one now. */
+function readied(context: AgentContext, homes: readonly string[]): Ready {
+  const { container, task, signal } = context;
+  const done = ahead.get(container);
+  ahead.delete(container);
+  return done ?? prepareContainer(container, task.instruction, homes, signal);
+}
+
 /**
  * Readies the container as root, in one exec: the agent's homes and the instruction's folder
  * (sticky and open to all, as `/tmp` is: the container's root may not `chown`, its capabilities
@@ -145,8 +177,10 @@ const FAKETIME_LIBRARIES = [
  * when it has one.
  */
 async function prepareContainer(
-  context: AgentContext,
+  container: SandboxContainer,
+  instruction: string,
   homes: readonly string[],
+  signal: AbortSignal,
 ): Promise<string | undefined> {
   const made = [folderOf(INSTRUCTION_FILE), ...homes].map(shellQuote).join(" ");
   const dated = ["/", "/.dockerenv", "/etc", "/dev", "/dev/*", "/tmp", "/verdict", "/verdict/home"]
@@ -164,15 +198,15 @@ async function prepareContainer(
     // read-only mount keeps its own time).
     `touch -c -t ${FIXED_FILE_TIME_TOUCH} ${dated} 2>/dev/null || true`,
   ].join("\n");
-  const prepared = await context.container.exec(script, {
+  const prepared = await container.exec(script, {
     user: "0:0",
     timeoutMs: PREPARE_TIMEOUT_MS,
-    stdin: new TextEncoder().encode(context.task.instruction),
+    stdin: new TextEncoder().encode(instruction),
     env: { TZ: "UTC0" },
-    signal: context.signal,
+    signal,
     maxOutputBytes: 4096,
   });
-  if (prepared.aborted) throw context.signal.reason;
+  if (prepared.aborted) throw signal.reason;
   if (prepared.exitCode !== 0) {
     throw new InfrastructureError(
       `could not ready the agent's container (its home ${homes.join(", ") || "none"}, the ` +

@@ -15,7 +15,7 @@ import { EVENT, event, type EventPayload } from "../store/event_catalogue.ts";
 import { ZERO_COUNTERS } from "../store/run_counters.ts";
 import type { AgentOutcome } from "./agent.ts";
 import type { InstalledAgent } from "./cmd_agent.ts";
-import { type InstalledRun, runInstalled } from "./_installed_run.ts";
+import { type InstalledRun, readyAhead, runInstalled } from "./_installed_run.ts";
 
 /** Where an installed agent's kit (its binary) appears in its container, read-only. */
 export const KIT_MOUNT = "/verdict/kit";
@@ -51,6 +51,8 @@ export function kitAgent(kit: Kit, recipe: KitAgentRecipe): InstalledAgent {
         needs: `the C library it is linked against (its loader ${kit.interpreter})`,
       },
     }),
+    readyAhead: (container, task, signal) =>
+      readyAhead(container, task.instruction, recipe.run.homes ?? [], signal),
     async run(context): Promise<AgentOutcome> {
       const { result, stopReason } = await runInstalled(context, {
         ...recipe.run,

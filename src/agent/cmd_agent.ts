@@ -12,12 +12,13 @@
 import { sha256Hex } from "../core/hash.ts";
 import { shellQuote } from "../core/shell_quote.ts";
 import { ALL_REPLAY_MASKS } from "../gateway/request_fingerprint.ts";
-import type { BindMount } from "../engine/sandbox.ts";
+import type { BindMount, SandboxContainer } from "../engine/sandbox.ts";
 import { packTar, type TarEntry } from "../engine/tar.ts";
 import { ZERO_COUNTERS } from "../store/run_counters.ts";
 import { readTree } from "../task/file_tree.ts";
 import type { Agent, AgentOutcome } from "./agent.ts";
-import { runInstalled } from "./_installed_run.ts";
+import type { Task } from "../task/task.ts";
+import { readyAhead, runInstalled } from "./_installed_run.ts";
 
 /** Where the agent's own files (`--agent-files DIR`) appear in its container. */
 export const AGENT_FILES_MOUNT = "/verdict/agent";
@@ -46,6 +47,11 @@ export interface InstalledAgent extends Agent {
    * files; null when its name says it all. Part of the run's identity.
    */
   digest(): Promise<string | null>;
+  /**
+   * Readies its container for `task` before the trial takes it (a container started ahead): what
+   * it would otherwise do as root at the start of its run, off the trial's path.
+   */
+  readyAhead(container: SandboxContainer, task: Task, signal: AbortSignal): void;
 }
 
 /**
@@ -67,6 +73,7 @@ export function cmdAgent(command: string, files: string | null): InstalledAgent 
     mounts: [],
     gateway: true,
     digest: async () => files === null ? null : sha256Hex(await agentFilesTar(files)),
+    readyAhead: (container, task, signal) => readyAhead(container, task.instruction, [], signal),
     async run(context): Promise<AgentOutcome> {
       if (files !== null) await context.container.copyIn(await agentFilesTar(files), "/");
       const { result, stopReason } = await runInstalled(context, {

@@ -189,8 +189,9 @@ export async function runPool(
  * would start them from its images: the one place that decides it. A trial's agent container and
  * its graders start together, a trial ahead, so neither start is on its critical path; for an
  * installed agent, its gateway's sidecar (forwarder listening, socket folder reserved) first,
- * then the agent's container in the sidecar's network. Not on resume, where a trial may pick up a
- * container that survived.
+ * then the agent's container in the sidecar's network, readied for the agent (its homes, the
+ * instruction) as soon as it runs. Not on resume, where a trial may pick up a container that
+ * survived.
  */
 function warmContainers(
   plans: TrialPlan[],
@@ -210,7 +211,12 @@ function warmContainers(
     if (gateway) sidecars.push(gateway.sidecar);
     return {
       ...(gateway ? { [SIDECAR_ROLE]: gateway.sidecar } : {}),
-      agent: gateway ? gateway.agent : start(plan)("agent", agentImage),
+      agent: gateway
+        ? gateway.agent.then((container) => {
+          installed.readyAhead(container, staged.task, signal);
+          return container;
+        })
+        : start(plan)("agent", agentImage),
       grader: start(plan)("grader", graderImage),
       ...(staged.task.manifest.success.canary
         ? { canary: start(plan)("grader", graderImage) }

@@ -124,7 +124,7 @@ Deno.test("a trial that fails before it grades takes its graders started ahead d
   assert.equal(sandbox.live().length, 0);
 });
 
-Deno.test("an installed agent's sidecar and container start a trial ahead, the container in its own trial's sidecar's network", async () => {
+Deno.test("an installed agent's sidecar and container start a trial ahead, the container in its own trial's sidecar's network and readied once", async () => {
   const { outcome, sandbox } = await evalOnMemory(1, undefined, {
     paths: ["tasks/fix-slugify"],
     agent: "cmd:true",
@@ -148,6 +148,14 @@ Deno.test("an installed agent's sidecar and container start a trial ahead, the c
     );
     assert.ok(sidecar && agent, `trial ${index}: one sidecar, one agent container`);
     assert.equal(agent.spec.network, `container:${sidecar.id}`);
+    // The instruction written as root, once: ahead, or by the trial itself (the first).
+    const readying = ops.flatMap((op, at) =>
+      op.op === "exec" && op.id === agent.id && op.user === "0:0" &&
+        op.script.includes("/tmp/verdict/instruction.md")
+        ? [at]
+        : []
+    );
+    assert.equal(readying.length, 1, `trial ${index}'s container readied ${readying.length} times`);
     const folder = sidecar.spec.mounts?.[0]?.source ?? "";
     assert.equal(await Deno.stat(folder).then(() => "left", () => "removed"), "removed", folder);
     if (index === 0) continue;
@@ -158,6 +166,7 @@ Deno.test("an installed agent's sidecar and container start a trial ahead, the c
     );
     assert.ok(started(session, SIDECAR_ROLE) < gradedBefore, `trial ${index}'s sidecar`);
     assert.ok(started(session, "agent") < gradedBefore, `trial ${index}'s agent container`);
+    assert.ok(readying[0] < gradedBefore, `trial ${index}'s container readied`);
   }
   assert.equal(sandbox.live().length, 0);
 });
