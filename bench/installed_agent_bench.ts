@@ -10,8 +10,11 @@
  * the trial recorded before the agent started (gateway exchanges, recorded while it runs, are
  * skipped) to its `agent.cmd` event, by their `at` stamps (whole milliseconds). The loop agent's
  * median trial wall time over the same tasks is printed for context, and for each agent where its
- * trials' time goes (set-up, the agent's exec, seal, grading, the rest), from the events' stamps.
- * Run: `deno task bench`.
+ * trials' time goes (set-up, the agent's exec, seal, grading, the rest), from the events' stamps,
+ * and how long each took from its workspace staged to its first model call. Claude Code's own
+ * start, without a harness, is measured beside it: in a container of the image with its kit
+ * mounted, from the program's start to its first request to a loopback server in the same
+ * container. Run: `deno task bench`.
  *
  * @module
  */
@@ -21,7 +24,9 @@ import { Docker } from "../src/engine/docker.ts";
 import { EVENT, last } from "../src/store/event_catalogue.ts";
 import type { StoredEvent } from "../src/store/event_log.ts";
 import { openStore } from "../src/store/store.ts";
-import { requireKits } from "../tests/_kits.ts";
+import { KITS_HOME, requireKits } from "../tests/_kits.ts";
+import { findKit } from "../src/kit/kit_store.ts";
+import { kitRecipe } from "../src/kit/kit_catalogue.ts";
 import { runVerdict } from "../tests/_verdict.ts";
 import { median, scratchFolder } from "./_measure.ts";
 
@@ -52,17 +57,71 @@ async function bareRun(): Promise<number> {
   return performance.now() - start;
 }
 
+// Claude Code's own start, with no harness: in a container of the image, its kit mounted, against
+// a loopback server in the same container that answers 500 and prints when the request came; the
+// span from the program's start to that request, each of `OWN_START_ROUNDS`.
+const OWN_START_ROUNDS = 5;
+const LOOPBACK_SERVER = `import http.server, time
+class Answer(http.server.BaseHTTPRequestHandler):
+    def do_POST(self):
+        print("request", time.time_ns(), flush=True)
+        self.send_response(500)
+        self.end_headers()
+    def log_message(self, *args):
+        pass
+http.server.HTTPServer(("127.0.0.1", 8080), Answer).serve_forever()`;
+
+async function claudeCodeOwnStart(): Promise<number[]> {
+  const kit = await findKit(KITS_HOME, "claude-code", kitRecipe("claude-code")!.defaultVersion);
+  if (kit === null) throw new Error("the claude-code kit is missing: run 'deno task kits'");
+  const run = `echo "starts $(date +%s%N)"; echo hi | /kit/${kit.binary} -p ` +
+    "--dangerously-skip-permissions --output-format stream-json --verbose >/dev/null 2>&1";
+  const result = await docker.run([
+    "run",
+    "--rm",
+    "--pull=never",
+    "--network=none",
+    "--user=1000:1000",
+    `--volume=${kit.folder}:/kit:ro`,
+    ...["HOME=/tmp", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1", "CLAUDE_CODE_MAX_RETRIES=0"]
+      .flatMap((pair) => ["--env", pair]),
+    ...["ANTHROPIC_BASE_URL=http://127.0.0.1:8080", "ANTHROPIC_API_KEY=sk-bench"]
+      .flatMap((pair) => ["--env", pair]),
+    IMAGE,
+    "sh",
+    "-c",
+    `python3 -c '${LOOPBACK_SERVER}' & sleep 1; for round in $(seq ${OWN_START_ROUNDS}); ` +
+    `do ${run}; done; kill $!`,
+  ]);
+  const stdout = new TextDecoder().decode(result.stdout);
+  const stamps = [...stdout.matchAll(/^(starts|request) (\d+)$/gm)];
+  const spans: number[] = [];
+  for (let at = 0; at + 1 < stamps.length; at++) {
+    if (stamps[at][1] === "starts" && stamps[at + 1][1] === "request") {
+      spans.push(Number(BigInt(stamps[at + 1][2]) - BigInt(stamps[at][2])) / 1e6);
+    }
+  }
+  if (spans.length !== OWN_START_ROUNDS) {
+    throw new Error(`Claude Code's own start: ${spans.length} rounds measured: ${stdout}`);
+  }
+  return spans;
+}
+
 const floor: number[] = [];
 async function measureFloor(): Promise<void> {
   for (let round = 0; round < FLOOR_ROUNDS; round++) floor.push(await bareRun());
 }
 
-/** One trial: its wall time, the duration its agent reported, and the span of its exec. */
+/**
+ * One trial: its wall time, the duration its agent reported, the span of its exec, and its start
+ * (its container staged to its first model call: the exec's start and the agent's own).
+ */
 interface AgentTrial {
   verdict: string;
   wallMs: number;
   reportedMs: number | null;
   exec: { ms: number; from: string } | null;
+  startMs: number | null;
   phases: Phases;
 }
 
@@ -117,6 +176,7 @@ async function evalTrials(agent: string): Promise<AgentTrial[]> {
         verdict: trial.verdict,
         wallMs: trial.duration_ms,
         ...ownDuration(events),
+        startMs: startOf(events),
         phases: phasesOf(events, trial.duration_ms),
       };
     });
@@ -135,6 +195,13 @@ function ownDuration(events: StoredEvent[]): Pick<AgentTrial, "reportedMs" | "ex
   const [from, to] = [events[start]?.at ?? null, events[cmd]?.at ?? null];
   const exec = from === null || to === null ? null : { ms: to - from, from: events[start].kind };
   return { reportedMs, exec };
+}
+
+/** From the workspace staged to the agent's first model call, by the events' stamps. */
+function startOf(events: StoredEvent[]): number | null {
+  const staged = events.find((stored) => stored.kind === EVENT.workspaceStaged);
+  const call = events.find((stored) => stored.kind === EVENT.gatewayCall);
+  return staged?.at != null && call?.at != null ? call.at - staged.at : null;
 }
 
 /** What the overhead is measured against: the reported duration, else the exec's span. */
@@ -158,9 +225,11 @@ function passes(trials: AgentTrial[]): string {
 
 await bareRun(); // warm the engine's caches
 const measured = new Map<string, AgentTrial[]>();
+const ownStart: number[] = [];
 for (const agent of [...INSTALLED, "loop"]) {
   await measureFloor();
   measured.set(agent, await evalTrials(agent));
+  ownStart.push(...await claudeCodeOwnStart());
 }
 await measureFloor();
 
@@ -187,6 +256,26 @@ for (const agent of INSTALLED) {
     }; overhead ${overhead.toFixed(0)} ms over ${timed.length} = ${
       (overhead / floorMs).toFixed(2)
     } x bare docker run`,
+  );
+}
+// What any harness pays under this definition of overhead: the agent's start, before the duration
+// it reports begins (Claude Code's starts at about its first call), and the task's tests in a
+// fresh grader. Codex reports no duration, so its start is inside what it is measured against.
+const own = median(ownStart);
+console.log(
+  `claude-code's own start, alone in a container (its start to its first request, against a ` +
+    `loopback server): median ${own.toFixed(0)} ms over ${ownStart.length} = ${
+      (own / floorMs).toFixed(2)
+    } x bare docker run`,
+);
+for (const agent of INSTALLED) {
+  const trials = measured.get(agent)!;
+  const start = median(trials.flatMap((trial) => trial.startMs ?? []));
+  const grading = median(trials.map((trial) => trial.phases.grading));
+  console.log(
+    `${agent}: staged to its first model call ${start.toFixed(0)} ms (its exec's start and its ` +
+      `own); with the grading phase (${grading.toFixed(0)} ms) ${(start + grading).toFixed(0)} ms` +
+      ` = ${((start + grading) / floorMs).toFixed(2)} x bare docker run`,
   );
 }
 for (const agent of [...INSTALLED, "loop"]) {
