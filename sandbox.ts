@@ -31,6 +31,7 @@ export {
   type ImageBuildResult,
   type ImageConfig,
   type LabelledContainer,
+  type LaterInput,
   type ResourceLimits,
   type SandboxContainer,
   type UnpackedExecResult,

@@ -118,7 +118,8 @@ export class ChannelTransport implements Transport {
   ): Promise<ExecResult | undefined> {
     const env = options.env ?? {};
     const workdir = options.workdir ?? this.#target.workdir;
-    if (!fitsChannel(script, workdir, env, options.stdin)) return undefined;
+    // Stdin that comes later cannot be part of the request line.
+    if (options.later || !fitsChannel(script, workdir, env, options.stdin)) return undefined;
     let resolveSession!: (sid: string | undefined) => void;
     const session = new Promise<string | undefined>((resolve) => (resolveSession = resolve));
     let timedOut = false;

@@ -12,7 +12,7 @@ import { killQuietly } from "./_kill_quietly.ts";
 import { EXEC_WRAPPER } from "./_shell_programs.ts";
 import { armDeadline, killSession, type Transport, type TransportTarget } from "./_transport.ts";
 import { within } from "./_within.ts";
-import { writeAndClose } from "./_write_and_close.ts";
+import { writeAndClose, writeLaterAndClose } from "./_write_and_close.ts";
 import { type Docker, firstLine } from "./docker.ts";
 import type { ExecOptions, ExecResult } from "./sandbox.ts";
 import { readTarStream, type TarEntry, type TarEntryHeader } from "./tar.ts";
@@ -34,7 +34,7 @@ export class DockerExecTransport implements Transport {
     const { docker, id, workdir } = this.#target;
     const args = [
       "exec",
-      ...(options.stdin ? ["--interactive"] : []),
+      ...(options.stdin || options.later ? ["--interactive"] : []),
       `--user=${user}`,
       `--workdir=${options.workdir ?? workdir}`,
       ...Object.entries(options.env ?? {}).flatMap(([key, value]) => ["--env", `${key}=${value}`]),
@@ -45,7 +45,7 @@ export class DockerExecTransport implements Transport {
       "verdict-exec",
       script,
     ];
-    const child = docker.spawn(args, { stdin: options.stdin !== undefined });
+    const child = docker.spawn(args, { stdin: options.stdin !== undefined || !!options.later });
     const limit = options.maxOutputBytes ?? 4 * 1024 * 1024;
     const stdout = new BoundedBuffer(limit);
     const stderr = new BoundedBuffer(limit);
@@ -64,8 +64,12 @@ export class DockerExecTransport implements Transport {
       });
     });
     try {
-      const writing = options.stdin ? writeAndClose(child, options.stdin) : Promise.resolve();
-      const [status] = await Promise.all([
+      const writing = options.later
+        ? writeLaterAndClose(child, options.later)
+        : options.stdin
+        ? writeAndClose(child, options.stdin).then(() => undefined)
+        : Promise.resolve(undefined);
+      const [status, , , notDelivered] = await Promise.all([
         child.status,
         readSessionThenOutput(child.stdout, stdout, resolveSession),
         pump(child.stderr, stderr),
@@ -73,6 +77,7 @@ export class DockerExecTransport implements Transport {
       ]);
       resolveSession(undefined);
       await stopping;
+      if (notDelivered) throw notDelivered.reason;
       const stderrText = stderr.text();
       if (!timedOut && !aborted && isEngineExecFailure(status.code, stderrText)) {
         throw new InfrastructureError(

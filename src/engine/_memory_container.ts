@@ -15,6 +15,7 @@ import {
   type ExecOptions,
   type ExecResult,
   type FilesystemChange,
+  type LaterInput,
   type SandboxContainer,
   type UnpackedExecResult,
   type UnpackExecOptions,
@@ -97,7 +98,7 @@ export class MemoryContainerHandle implements SandboxContainer {
   }
 
   async unpackAndExec(
-    tar: Uint8Array,
+    tar: Uint8Array | Promise<LaterInput>,
     command: string,
     options: UnpackExecOptions,
   ): Promise<UnpackedExecResult> {
@@ -205,10 +206,11 @@ export class MemoryContainerHandle implements SandboxContainer {
 
   async #run(
     script: string,
-    options: ExecOptions,
-    unpack?: Uint8Array,
+    given: ExecOptions,
+    later?: Uint8Array | Promise<LaterInput>,
     report?: UnpackExecOptions["report"],
   ): Promise<UnpackedExecResult> {
+    let options = given;
     const user = options.user ?? this.spec.user ?? AGENT_USER;
     const workdir = options.workdir ?? this.spec.workdir;
     const container = await this.#engine.operate({
@@ -217,7 +219,7 @@ export class MemoryContainerHandle implements SandboxContainer {
       script,
       user,
       workdir,
-      unpack: unpack !== undefined,
+      unpack: later !== undefined,
     });
     const failed = (detail: string) =>
       new InfrastructureError(
@@ -225,6 +227,13 @@ export class MemoryContainerHandle implements SandboxContainer {
       );
     if (container === undefined) throw failed(this.#gone());
     if (container.state !== "running") throw failed(`container ${this.id} is not running`);
+    // A tar that comes later: the exec began above; the command runs once it arrives.
+    let unpack = later instanceof Promise ? undefined : later;
+    if (later instanceof Promise) {
+      const input = await later;
+      unpack = input.stdin;
+      options = { ...options, timeoutMs: input.timeoutMs };
+    }
     if (unpack !== undefined) container.files.unpack(unpack, workdir);
     const result = await this.#engine.answer({
       container,

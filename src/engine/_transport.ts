@@ -51,18 +51,25 @@ export interface Transport {
 }
 
 /**
- * Calls `stop` at the command's deadline, or when its signal aborts (at once when it already
- * has); the function returned disarms both.
+ * Calls `stop` at the command's deadline (for stdin that comes later, counted from its arrival),
+ * or when its signal aborts (at once when it already has); the function returned disarms both.
  */
 export function armDeadline(
   options: ExecOptions,
   stop: (reason: "timeout" | "abort") => void,
 ): () => void {
-  const timer = setTimeout(() => stop("timeout"), options.timeoutMs);
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let disarmed = false;
+  const arm = (ms: number) => {
+    if (!disarmed) timer = setTimeout(() => stop("timeout"), ms);
+  };
+  if (options.later) options.later.then(({ timeoutMs }) => arm(timeoutMs), () => {});
+  else arm(options.timeoutMs);
   const onAbort = () => stop("abort");
   options.signal?.addEventListener("abort", onAbort, { once: true });
   if (options.signal?.aborted) onAbort();
   return () => {
+    disarmed = true;
     clearTimeout(timer);
     options.signal?.removeEventListener("abort", onAbort);
   };

@@ -3,6 +3,7 @@
  *
  * @module
  */
+import type { LaterInput } from "./sandbox.ts";
 
 /**
  * Writes `data` to the child's stdin and closes it. A child that exits before reading all of it
@@ -16,4 +17,23 @@ export async function writeAndClose(child: Deno.ChildProcess, data: Uint8Array):
   } catch {
     // The process exited before reading all of its input.
   }
+}
+
+/**
+ * Writes the stdin `later` brings once it does, and closes it; closes it empty when `later`
+ * rejects, and returns the reason, for the exec to throw once its command has ended.
+ */
+export async function writeLaterAndClose(
+  child: Deno.ChildProcess,
+  later: Promise<LaterInput>,
+): Promise<{ reason: unknown } | undefined> {
+  let input: LaterInput;
+  try {
+    input = await later;
+  } catch (reason) {
+    await child.stdin.close().catch(() => {});
+    return { reason };
+  }
+  await writeAndClose(child, input.stdin);
+  return undefined;
 }

@@ -37,6 +37,7 @@ import {
   type ExecResult,
   type FilesystemChange,
   type LabelledContainer,
+  type LaterInput,
   type ResourceLimits,
   type SandboxContainer,
   type UnpackedExecResult,
@@ -171,19 +172,18 @@ export class Container implements SandboxContainer {
     );
   }
 
-  /**
-   * Unpacks `tar` in the workdir as the command's user, then runs `command` in the same
-   * exec (one operation fewer than a `docker cp` first); see
-   * {@linkcode SandboxContainer.unpackAndExec}.
-   */
+  /** See {@linkcode SandboxContainer.unpackAndExec}: one exec, no `docker cp` first. */
   async unpackAndExec(
-    tar: Uint8Array,
+    tar: Uint8Array | Promise<LaterInput>,
     command: string,
     options: UnpackExecOptions,
   ): Promise<UnpackedExecResult> {
     const { report, ...execOptions } = options;
     const then = report === undefined ? `exec ${command}` : thenReport(command, report);
-    const result = await this.exec(`${UNPACK}\n${then}`, { ...execOptions, stdin: tar });
+    const result = await this.exec(`${UNPACK}\n${then}`, {
+      ...execOptions,
+      ...(tar instanceof Uint8Array ? { stdin: tar } : { later: tar }),
+    });
     if (!result.stdout.startsWith(`${UNPACKED_MARK}\n`)) return { ...result, unpacked: false };
     const stdout = result.stdout.slice(UNPACKED_MARK.length + 1);
     if (report === undefined) return { ...result, stdout, unpacked: true };

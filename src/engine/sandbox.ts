@@ -131,12 +131,33 @@ export interface ExecOptions {
   workdir?: string;
   /** Bytes on stdin. */
   stdin?: Uint8Array;
+  /**
+   * Stdin that comes after the command has started, with its deadline from then on (in place of
+   * `timeoutMs`). When this rejects, stdin is closed empty and the exec throws the reason.
+   */
+  later?: Promise<LaterInput>;
   /** Extra environment. */
   env?: Record<string, string>;
   /** Stops the command early (its process tree is killed). */
   signal?: AbortSignal;
   /** Most bytes kept of each of stdout and stderr (head and tail). Default 4 MiB. */
   maxOutputBytes?: number;
+}
+
+/**
+ * Stdin that comes after its command started ({@linkcode ExecOptions.later}) and its deadline.
+ *
+ * @example
+ * ```ts
+ * import type { LaterInput } from "./sandbox.ts";
+ * const input: LaterInput = { stdin: new Uint8Array(1024), timeoutMs: 60_000 };
+ * ```
+ */
+export interface LaterInput {
+  /** The bytes. */
+  stdin: Uint8Array;
+  /** The command's deadline, from their arrival. */
+  timeoutMs: number;
 }
 
 /** What a command did. */
@@ -154,7 +175,7 @@ export interface ExecResult {
 }
 
 /** Options of {@linkcode SandboxContainer.unpackAndExec}. */
-export interface UnpackExecOptions extends Omit<ExecOptions, "stdin"> {
+export interface UnpackExecOptions extends Omit<ExecOptions, "stdin" | "later"> {
   /**
    * A file read once the command has ended, in the same exec (one engine call fewer than copying
    * it out afterwards): its text comes back as `report` when it is a regular file, not a link, of
@@ -200,9 +221,7 @@ export interface DerivedImageOptions {
 /** Makes images that hold a tar stream already unpacked, once per (image, tar). */
 export interface DerivedImageSource {
   /**
-   * The image `base` with `tar` unpacked at `/`. Concurrent callers for the same pair share one
-   * build.
-   *
+   * The image `base` with `tar` unpacked at `/`; concurrent callers for a pair share one build.
    * @throws {InfrastructureError} when the base image is missing, has files in `emptyFolder`, or
    * the engine refuses.
    */
@@ -242,14 +261,15 @@ export interface SandboxContainer {
    * Unpacks `tar` (paths relative to the exec's workdir) there as the command's user, with umask
    * 0 (the files are that user's, with the modes the tar writes), then runs `command` in the same
    * exec: one command such as a quoted path, which replaces the shell. `options.timeoutMs` covers
-   * both. The tar holds only what an unprivileged `tar` can make: no set-id or sticky bit, every
+   * both. The tar may come later, with its deadline: the exec starts at once (its start is then
+   * off the caller's path) and unpacks it when it arrives; see {@linkcode ExecOptions.later}. The tar holds only what an unprivileged `tar` can make: no set-id or sticky bit, every
    * folder writable by its owner (anything else goes in with {@linkcode copyIn} first).
    * With `options.report`, the command runs in a subshell instead (its stdout sent to stderr),
    * and the file it names is read after it, in the same exec.
    * @throws {InfrastructureError} when the container is gone or the engine refuses the command.
    */
   unpackAndExec(
-    tar: Uint8Array,
+    tar: Uint8Array | Promise<LaterInput>,
     command: string,
     options: UnpackExecOptions,
   ): Promise<UnpackedExecResult>;

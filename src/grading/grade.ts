@@ -16,7 +16,7 @@
 import { InfrastructureError } from "../core/errors.ts";
 import { shellQuote } from "../core/shell_quote.ts";
 import { firstLine } from "../engine/docker.ts";
-import { AGENT_USER, type SandboxContainer } from "../engine/sandbox.ts";
+import { AGENT_USER, type LaterInput, type SandboxContainer } from "../engine/sandbox.ts";
 import { packTar } from "../engine/tar.ts";
 import { type Snapshot, snapshotContents } from "../workspace/snapshot.ts";
 import { packWorkspaceTar } from "../workspace/workspace_tar.ts";
@@ -89,8 +89,8 @@ export interface GradeInput {
   blobs: BlobStore;
   /** The workspace as staged. */
   initial: Snapshot;
-  /** The workspace as sealed when the agent stopped. */
-  final: Snapshot;
+  /** The workspace as sealed when the agent stopped, or its sealing still under way. */
+  final: Snapshot | Promise<Snapshot>;
   /** What the harness counted during the run. */
   counters: RunCounters;
   /** The task's `tests/` folder, as read when the run staged the task. */
@@ -119,16 +119,27 @@ const OUTPUT_TAIL = 4000;
 const EMPTY_TAR = packTar([]);
 
 /**
- * Grades a trial.
+ * Grades a trial. With `final` still to come (the end state being sealed), the graders' execs
+ * start at once and get the workspace when it is sealed, so their start is off the trial's path.
  *
  * @throws {InfrastructureError} when the grading container cannot be used (the trial is then an
- * infrastructure error, never the agent's failure).
+ * infrastructure error, never the agent's failure); the reason `final` rejects with.
  */
 export async function grade(input: GradeInput): Promise<Grade> {
-  const { task, blobs } = input;
+  const { task, blobs, tests } = input;
+  const success = task.manifest.success;
+  const scriptProblem = missingOrNotExecutable(tests, success.script);
+  const canaryProblem = success.canary ? missingOrNotExecutable(tests, success.canary) : undefined;
+  if (!scriptProblem && !canaryProblem && success.canary && !input.canaryGrader) {
+    throw new Error("grading a task with a canary needs a second grader container");
+  }
+  const final = Promise.resolve(input.final);
+  const runs = scriptProblem || canaryProblem ? undefined : runScripts(input, final);
+  runs?.catch(() => {}); // awaited below, unless the end state never came
+  const sealed = await final;
   const checks = runChecks(task.manifest.checks, {
     initial: input.initial,
-    final: input.final,
+    final: sealed,
     read: (hash) => blobs.get(hash),
   });
   const requirements = checkRequirements(task.manifest.requires, input.counters).map((result) =>
@@ -140,58 +151,50 @@ export async function grade(input: GradeInput): Promise<Grade> {
       }
       : result
   );
-  const { tests } = input;
   const base = { checks, requirements, success: null, canary: null };
-
-  const scriptProblem = missingOrNotExecutable(tests, task.manifest.success.script);
-  if (scriptProblem) {
-    return {
-      ...base,
-      verdict: "fail",
-      bucket: "evaluator_error",
-      reason: `success script ${scriptProblem}`,
-    };
+  const problem = scriptProblem ? `success script ${scriptProblem}` : `canary ${canaryProblem}`;
+  if (runs === undefined) {
+    return { ...base, verdict: "fail", bucket: "evaluator_error", reason: problem };
   }
-  const canaryName = task.manifest.success.canary;
-  const canaryProblem = canaryName ? missingOrNotExecutable(tests, canaryName) : undefined;
-  if (canaryProblem) {
-    return {
-      ...base,
-      verdict: "fail",
-      bucket: "evaluator_error",
-      reason: `canary ${canaryProblem}`,
-    };
-  }
-
-  if (canaryName && !input.canaryGrader) {
-    throw new Error("grading a task with a canary needs a second grader container");
-  }
-  const timeoutMs = task.manifest.success.timeout_s * 1000;
-  const staging = staged(blobs, input.final, task.manifest.workdir);
-  const expect = task.manifest.success.expect_tests;
-  const script = { timeoutMs, signal: input.signal };
-  const [success, canary] = await settleBoth(
-    stageAndRun(input.grader, staging, {
-      ...script,
-      script: task.manifest.success.script,
-      report: expect !== 0,
-    }),
-    canaryName
-      ? stageAndRun(input.canaryGrader!, staging, { ...script, script: canaryName, report: false })
-      : Promise.resolve(null),
-  );
+  const [successRun, canaryRun] = await runs;
+  const expect = success.expect_tests;
   return {
     ...base,
-    success,
-    canary,
+    success: successRun,
+    canary: canaryRun,
     ...decide(
-      { success, canary, expect },
+      { success: successRun, canary: canaryRun, expect },
       checks,
       requirements,
       input.waiveModelOnly,
       input.waiveLoopOnly,
     ),
   };
+}
+
+/** The success script and the canary, each in its own grader, staged from the sealed end state. */
+function runScripts(
+  input: GradeInput,
+  final: Promise<Snapshot>,
+): Promise<[ScriptRun, ScriptRun | null]> {
+  const { task, blobs } = input;
+  const { success } = task.manifest;
+  const staging = final.then((sealed) => staged(blobs, sealed, task.manifest.workdir));
+  const script = { timeoutMs: success.timeout_s * 1000, signal: input.signal };
+  return settleBoth(
+    stageAndRun(input.grader, staging, {
+      ...script,
+      script: success.script,
+      report: success.expect_tests !== 0,
+    }),
+    success.canary
+      ? stageAndRun(input.canaryGrader!, staging, {
+        ...script,
+        script: success.canary,
+        report: false,
+      })
+      : Promise.resolve(null),
+  );
 }
 
 /** The verdict from the scripts' runs, the checks and the requirements, in SPEC order. */
@@ -290,10 +293,13 @@ interface ScriptOptions {
   signal?: AbortSignal;
 }
 
-/** Stages the workspace in a fresh grader and runs one script there. */
+/**
+ * Runs one script in a fresh grader: its exec starts at once and unpacks the workspace when
+ * `staging` brings it (the script's deadline counts from then).
+ */
 async function stageAndRun(
   grader: SandboxContainer,
-  staging: Staging,
+  staging: Promise<Staging>,
   { script, timeoutMs, report, signal }: ScriptOptions,
 ): Promise<ScriptRun> {
   const command = shellQuote(`${TESTS_PATH}/${script}`);
@@ -301,16 +307,19 @@ async function stageAndRun(
     user: AGENT_USER,
     env: { ...VERDICT_GRADER_ENV },
     signal,
+    timeoutMs,
     ...(report ? { report: { path: TESTS_REPORT, maxBytes: MAX_REPORT_BYTES } } : {}),
   };
   // Files with modes an unprivileged `tar` cannot make go in through the engine first; the
   // script's exec then unpacks nothing.
-  if (staging.kind === "copy") await grader.copyIn(staging.tar, "/");
-  const result = await grader.unpackAndExec(
-    staging.kind === "copy" ? EMPTY_TAR : staging.tar,
-    command,
-    { ...options, timeoutMs: timeoutMs + (staging.kind === "copy" ? 0 : staging.allowanceMs) },
-  );
+  const input = staging.then(async (ready): Promise<LaterInput> => {
+    if (ready.kind === "unpack") {
+      return { stdin: ready.tar, timeoutMs: timeoutMs + ready.allowanceMs };
+    }
+    await grader.copyIn(ready.tar, "/");
+    return { stdin: EMPTY_TAR, timeoutMs };
+  });
+  const result = await grader.unpackAndExec(input, command, options);
   if (result.aborted) throw signal?.reason ?? new Error("grading aborted");
   if (!result.unpacked) {
     throw new InfrastructureError(

@@ -10,7 +10,7 @@ import { grade, VERDICT_GRADER_ENV } from "../../src/grading/grade.ts";
 import { ZERO_COUNTERS } from "../../src/store/run_counters.ts";
 import { type ExecHandler, MemorySandbox } from "../../src/engine/memory_sandbox.ts";
 import { AGENT_USER } from "../../src/engine/sandbox.ts";
-import { sealEntries, storeSnapshot } from "../../src/workspace/snapshot.ts";
+import { sealEntries, type Snapshot, storeSnapshot } from "../../src/workspace/snapshot.ts";
 import type { TarEntry } from "../../src/engine/tar.ts";
 import { openStore } from "../../src/store/store.ts";
 import type { TreeEntry } from "../../src/task/file_tree.ts";
@@ -33,7 +33,13 @@ const scripts: ExecHandler = ({ script, workdir, options, container: { files } }
   throw new Error(`unexpected command ${script}`);
 };
 
-async function gradeWith(end: TarEntry[], exec: ExecHandler, canary?: string) {
+async function gradeWith(
+  end: TarEntry[],
+  exec: ExecHandler,
+  canary?: string,
+  sealing: (final: Snapshot, sandbox: MemorySandbox) => Promise<Snapshot> | Snapshot = (final) =>
+    final,
+) {
   const loaded = await loadTask("tests/fixtures/bench/trivial");
   const success = { ...loaded.manifest.success, ...(canary ? { canary } : {}) };
   const task = { ...loaded, manifest: { ...loaded.manifest, success } };
@@ -57,7 +63,7 @@ async function gradeWith(end: TarEntry[], exec: ExecHandler, canary?: string) {
       task,
       blobs: store.blobs,
       initial: staged.initial,
-      final,
+      final: sealing(final, sandbox),
       counters: ZERO_COUNTERS,
       tests: TESTS,
       grader,
@@ -85,14 +91,68 @@ Deno.test("a plain end state is unpacked in the script's own exec, and the scrip
 });
 
 Deno.test("an end state with a set-id file is copied in by the engine before the script runs", async () => {
+  let copied: string | undefined;
   const { graded, sandbox, grader } = await gradeWith([
     { path: "answer.txt", type: "file", mode: 0o644, data: bytes("yes\n") },
     { path: "setid", type: "file", mode: 0o4755, data: bytes("#!/bin/sh\n") },
-  ], scripts);
+  ], (request) => {
+    copied = request.container.files.get("/workspace/setid")?.type;
+    return scripts(request);
+  });
   assert.equal(graded.verdict, "pass", graded.reason);
+  assert.equal(copied, "file", "the script ran before the copy");
+  // The exec begins first (its start is off the trial's path); its script waits for the copy.
   const ops = sandbox.operations.filter((op) => "id" in op && op.id === grader.id);
-  assert.deepEqual(ops.map(({ op }) => op), ["copyIn", "exec"]);
-  assert.equal(sandbox.container(grader.id)!.files.get("/workspace/setid")?.type, "file");
+  assert.deepEqual(ops.map(({ op }) => op), ["exec", "copyIn"]);
+});
+
+Deno.test("the graders' execs begin while the end state is sealed; their scripts run once it is", async () => {
+  const answer: TarEntry = { path: "answer.txt", type: "file", mode: 0o644, data: bytes("yes\n") };
+  const ran: string[] = [];
+  let atSeal: { execs: number; ran: number } | undefined;
+  const { graded } = await gradeWith(
+    [answer],
+    (request) => {
+      ran.push(request.script);
+      return scripts(request);
+    },
+    "canary.sh",
+    async (final, sandbox) => {
+      await new Promise((resolve) => setTimeout(resolve, 20)); // the seal takes its time
+      atSeal = {
+        execs: sandbox.operations.filter((op) => op.op === "exec").length,
+        ran: ran.length,
+      };
+      return final;
+    },
+  );
+  assert.equal(graded.verdict, "pass", graded.reason);
+  assert.deepEqual(
+    atSeal,
+    { execs: 2, ran: 0 },
+    "both execs begun, no script run, before the seal",
+  );
+  assert.deepEqual(ran.sort(), ["'/verdict/tests/canary.sh'", "'/verdict/tests/test.sh'"]);
+});
+
+Deno.test("a seal that fails runs no grading script, and grading fails with the seal's reason", async () => {
+  const answer: TarEntry = { path: "answer.txt", type: "file", mode: 0o644, data: bytes("yes\n") };
+  const ran: string[] = [];
+  const unsealable = new Error("the end state is past the task's limits");
+  await assert.rejects(
+    () =>
+      gradeWith(
+        [answer],
+        (request) => {
+          ran.push(request.script);
+          return scripts(request);
+        },
+        "canary.sh",
+        () => Promise.reject(unsealable),
+      ),
+    (error) => error === unsealable,
+  );
+  assert.deepEqual(ran, []);
 });
 
 Deno.test("the canary runs in a grader of its own", async () => {

@@ -45,12 +45,12 @@ export function harborTaskKind(harbor: HarborSettings): TaskKind {
     seal: (_staged, container, admit) => sealContainer(container, admit),
     restore: (_staged, container, blobs, snapshot) =>
       applyContainerSeal(container, snapshotContents(blobs, snapshot), snapshot),
-    grade: ({ staged, blobs, final, grader, deps }) =>
+    grade: async ({ staged, blobs, final, grader, deps }) =>
       gradeHarbor({
         harbor,
         workdir: staged.task.manifest.workdir,
         blobs,
-        final,
+        final: await final,
         tests: staged.tests,
         grader,
         passReward: deps.passReward ?? 1,

@@ -95,10 +95,14 @@ export async function runTrial(
   try {
     const begun = await begin(scope, line);
     progress.outcome = await line.agent(scope, begun);
-    const sealed = await line.endState(scope, begun);
+    const sealing = line.endState(scope, begun);
+    // Grading starts while the end state is sealed; it fails with the seal when that fails.
+    const grading = gradeEndState(scope, begun, progress.outcome, sealing);
+    grading.catch(() => {});
+    const sealed = await sealing;
     progress.endRoot = sealed.final.root;
     progress.changedPaths = sealed.changes.length;
-    const graded = await gradeEndState(scope, begun, progress.outcome, sealed);
+    const graded = await grading;
     result = trialRecord(identity, progress, graded, scope.elapsedMs());
   } catch (error) {
     if (deps.signal.aborted) {

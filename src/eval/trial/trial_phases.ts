@@ -234,22 +234,28 @@ export function readSealed(scope: TrialScope, root: string): Sealed {
   return { final, changes: diffSnapshots(scope.plan.staged.initial, final) };
 }
 
-/** Grades the sealed end state in the fresh graders and records the grade. */
+/**
+ * Grades the end state in the fresh graders, once sealed (the graders' work may start while it is
+ * being sealed), and records the grade.
+ */
 export async function gradeEndState(
   scope: TrialScope,
   begun: Begun,
   outcome: AgentOutcome,
-  sealed: Sealed,
+  sealing: Promise<Sealed>,
 ): Promise<Grade> {
   const { plan: { staged }, deps } = scope;
   const grader = await begun.grader;
   const canaryGrader = await begun.canaryGrader;
-  await deps.crash?.("grading", 0, scope.resumed);
+  const final = sealing.then(async (sealed) => {
+    await deps.crash?.("grading", 0, scope.resumed);
+    return sealed.final;
+  });
   const graded = withAgentStop(
     await staged.kind.grade({
       staged,
       blobs: deps.store.blobs,
-      final: sealed.final,
+      final,
       outcome,
       grader,
       canaryGrader,

@@ -58,8 +58,11 @@ export interface GradeRequest {
   staged: StagedTask;
   /** The blob store holding the snapshots' files. */
   blobs: BlobStore;
-  /** The sealed end state. */
-  final: Snapshot;
+  /**
+   * The end state, being sealed: a kind may start its graders' work before it is (their starts
+   * are then off the trial's path), and must not give them anything of it until it is.
+   */
+  final: Promise<Snapshot>;
   /** How the agent ended. */
   outcome: AgentOutcome;
   /** The fresh grader. */
