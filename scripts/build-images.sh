@@ -11,6 +11,9 @@
 #   debootstrap and busybox-static (installed with apt-get when missing).
 #   VERDICT_DEBIAN_MIRROR overrides the Debian mirror (default http://deb.debian.org/debian).
 set -euo pipefail
+# What the images hold is root's and read-only to others, whatever the caller's umask: the compiled
+# tree a grader reads its bytecode from must not be writable by the code under test.
+umask 022
 
 force=0
 wanted=()

@@ -49,7 +49,8 @@ export interface InstalledAgent extends Agent {
   digest(): Promise<string | null>;
   /**
    * Readies its container for `task` before the trial takes it (a container started ahead): what
-   * it would otherwise do as root at the start of its run, off the trial's path.
+   * it would otherwise do as root at the start of its run, off the trial's path. A `cmd:` agent
+   * with `--agent-files` does it at its start, after copying them in.
    */
   readyAhead(container: SandboxContainer, task: Task, signal: AbortSignal): void;
 }
@@ -73,7 +74,9 @@ export function cmdAgent(command: string, files: string | null): InstalledAgent 
     mounts: [],
     gateway: true,
     digest: async () => files === null ? null : sha256Hex(await agentFilesTar(files)),
-    readyAhead: (container, task, signal) => readyAhead(container, task.instruction, [], signal),
+    // Its files go in at its start, into `/verdict`, which the readying dates: it readies after them.
+    readyAhead: (container, task, signal) =>
+      files === null ? readyAhead(container, task.instruction, [], signal) : undefined,
     async run(context): Promise<AgentOutcome> {
       if (files !== null) await context.container.copyIn(await agentFilesTar(files), "/");
       const { result, stopReason } = await runInstalled(context, {

@@ -65,7 +65,7 @@ export class DockerExecTransport implements Transport {
     });
     try {
       const writing = options.later
-        ? writeLaterAndClose(child, options.later)
+        ? writeLaterAndClose(child, options.later, options.signal)
         : options.stdin
         ? writeAndClose(child, options.stdin).then(() => undefined)
         : Promise.resolve(undefined);

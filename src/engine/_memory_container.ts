@@ -231,6 +231,8 @@ export class MemoryContainerHandle implements SandboxContainer {
     let unpack = later instanceof Promise ? undefined : later;
     if (later instanceof Promise) {
       const input = await later;
+      options.signal?.throwIfAborted();
+      if (container.state !== "running") throw failed(`container ${this.id} is not running`);
       unpack = input.stdin;
       options = { ...options, timeoutMs: input.timeoutMs };
     }

@@ -8,6 +8,7 @@
  * @module
  */
 import { shellQuote } from "../core/shell_quote.ts";
+import type { LaterInput } from "./sandbox.ts";
 
 /**
  * Wraps every command run by plain `docker exec` (`sh -c EXEC_WRAPPER verdict-exec SCRIPT`), on
@@ -99,6 +100,31 @@ export const UNPACKED_MARK = "verdict: sealed workspace staged";
  * command keeps the image's umask.
  */
 export const UNPACK = `set -e\n(umask 0 && tar -x -f -)\necho '${UNPACKED_MARK}'`;
+
+// The line a tar that comes later follows: stdin closed without it (the tar never came) unpacks
+// and runs nothing, whatever the image's `tar` makes of an empty stdin.
+const GO = "verdict: unpack";
+
+/**
+ * The unpacking script for a tar, and the exec's input: {@linkcode UNPACK} with the tar on stdin;
+ * for a tar that comes later, a script that first waits for its line, which is sent before it.
+ */
+export function unpackFrom(
+  tar: Uint8Array | Promise<LaterInput>,
+): { unpack: string; input: { stdin: Uint8Array } | { later: Promise<LaterInput> } } {
+  if (tar instanceof Uint8Array) return { unpack: UNPACK, input: { stdin: tar } };
+  const later = tar.then(({ stdin, timeoutMs }) => {
+    const line = new TextEncoder().encode(`${GO}\n`);
+    const joined = new Uint8Array(line.length + stdin.length);
+    joined.set(line);
+    joined.set(stdin, line.length);
+    return { stdin: joined, timeoutMs };
+  });
+  return {
+    unpack: `IFS= read -r go && [ "$go" = '${GO}' ] || exit 125\n${UNPACK}`,
+    input: { later },
+  };
+}
 
 // Printed before the report's bytes: without it, there was no report to read.
 const REPORT_MARK = "verdict: report follows";

@@ -63,7 +63,8 @@ export function armDeadline(
   const arm = (ms: number) => {
     if (!disarmed) timer = setTimeout(() => stop("timeout"), ms);
   };
-  if (options.later) options.later.then(({ timeoutMs }) => arm(timeoutMs), () => {});
+  // Stdin that never comes is closed empty: the command gets a short while to end on its own.
+  if (options.later) options.later.then(({ timeoutMs }) => arm(timeoutMs), () => arm(10_000));
   else arm(options.timeoutMs);
   const onAbort = () => stop("abort");
   options.signal?.addEventListener("abort", onAbort, { once: true });

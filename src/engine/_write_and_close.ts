@@ -21,15 +21,18 @@ export async function writeAndClose(child: Deno.ChildProcess, data: Uint8Array):
 
 /**
  * Writes the stdin `later` brings once it does, and closes it; closes it empty when `later`
- * rejects, and returns the reason, for the exec to throw once its command has ended.
+ * rejects, or `signal` aborted first, and returns the reason, for the exec to throw once its
+ * command has ended.
  */
 export async function writeLaterAndClose(
   child: Deno.ChildProcess,
   later: Promise<LaterInput>,
+  signal?: AbortSignal,
 ): Promise<{ reason: unknown } | undefined> {
   let input: LaterInput;
   try {
     input = await later;
+    signal?.throwIfAborted();
   } catch (reason) {
     await child.stdin.close().catch(() => {});
     return { reason };

@@ -21,8 +21,8 @@ import {
   KILL_OTHERS_AND_ARCHIVE,
   reportRead,
   thenReport,
-  UNPACK,
   UNPACKED_MARK,
+  unpackFrom,
 } from "./_shell_programs.ts";
 import type { Transport } from "./_transport.ts";
 import { InfrastructureError } from "../core/errors.ts";
@@ -180,10 +180,8 @@ export class Container implements SandboxContainer {
   ): Promise<UnpackedExecResult> {
     const { report, ...execOptions } = options;
     const then = report === undefined ? `exec ${command}` : thenReport(command, report);
-    const result = await this.exec(`${UNPACK}\n${then}`, {
-      ...execOptions,
-      ...(tar instanceof Uint8Array ? { stdin: tar } : { later: tar }),
-    });
+    const { unpack, input } = unpackFrom(tar);
+    const result = await this.exec(`${unpack}\n${then}`, { ...execOptions, ...input });
     if (!result.stdout.startsWith(`${UNPACKED_MARK}\n`)) return { ...result, unpacked: false };
     const stdout = result.stdout.slice(UNPACKED_MARK.length + 1);
     if (report === undefined) return { ...result, stdout, unpacked: true };

@@ -127,13 +127,14 @@ const EMPTY_TAR = packTar([]);
  */
 export async function grade(input: GradeInput): Promise<Grade> {
   const { task, blobs, tests } = input;
+  const final = Promise.resolve(input.final);
+  final.catch(() => {}); // awaited below, unless a grader is missing
   const success = task.manifest.success;
   const scriptProblem = missingOrNotExecutable(tests, success.script);
   const canaryProblem = success.canary ? missingOrNotExecutable(tests, success.canary) : undefined;
   if (!scriptProblem && !canaryProblem && success.canary && !input.canaryGrader) {
     throw new Error("grading a task with a canary needs a second grader container");
   }
-  const final = Promise.resolve(input.final);
   const runs = scriptProblem || canaryProblem ? undefined : runScripts(input, final);
   runs?.catch(() => {}); // awaited below, unless the end state never came
   const sealed = await final;
@@ -319,6 +320,7 @@ async function stageAndRun(
     await grader.copyIn(ready.tar, "/");
     return { stdin: EMPTY_TAR, timeoutMs };
   });
+  input.catch(() => {}); // the exec reports it, unless it failed before taking it
   const result = await grader.unpackAndExec(input, command, options);
   if (result.aborted) throw signal?.reason ?? new Error("grading aborted");
   if (!result.unpacked) {

@@ -9,7 +9,7 @@ import { scratchDir } from "../../_verdict.ts";
 async function evalOnMemory(
   concurrency: number,
   stopAfter?: number,
-  request: { paths?: string[]; agent?: string; model?: string } = {},
+  request: { paths?: string[]; agent?: string; model?: string; agentFiles?: string } = {},
 ) {
   const sandbox = new MemorySandbox({
     exec: ({ script }) => ({ exitCode: script.includes("tests/test.sh") ? 1 : 0 }),
@@ -169,4 +169,30 @@ Deno.test("an installed agent's sidecar and container start a trial ahead, the c
     assert.ok(readying[0] < gradedBefore, `trial ${index}'s container readied`);
   }
   assert.equal(sandbox.live().length, 0);
+});
+
+Deno.test("a cmd: agent with --agent-files readies its container after copying them in, so the folders it dates stay dated", async () => {
+  await using files = await scratchDir("warm-agent-files");
+  await Deno.writeTextFile(`${files.path}/run.sh`, "true\n");
+  const { outcome, sandbox } = await evalOnMemory(1, undefined, {
+    paths: ["tasks/fix-slugify"],
+    agent: "cmd:true",
+    model: "scripted",
+    agentFiles: files.path,
+  });
+  assert.equal(outcome.results.trials.length, 3);
+  const agents = sandbox.containers().filter((c) => c.spec.labels["verdict.role"] === "agent");
+  for (const agent of agents) {
+    const ops = sandbox.operations.flatMap((op, at) =>
+      "id" in op && op.id === agent.id ? [{ op, at }] : []
+    );
+    const copied = ops.findIndex(({ op }) => op.op === "copyIn");
+    const readied = ops.findIndex(({ op }) =>
+      op.op === "exec" && op.user === "0:0" && op.script.includes("/tmp/verdict/instruction.md")
+    );
+    assert.ok(
+      copied >= 0 && readied > copied,
+      `agent ${agent.id.slice(0, 8)}: copy ${copied}, readied ${readied}`,
+    );
+  }
 });
