@@ -20,9 +20,9 @@ export async function writeAndClose(child: Deno.ChildProcess, data: Uint8Array):
 }
 
 /**
- * Writes the stdin `later` brings once it does, and closes it; closes it empty when `later`
- * rejects, or `signal` aborted first, and returns the reason, for the exec to throw once its
- * command has ended.
+ * Writes the stdin `later` brings once it does, and closes it. Closes it empty when `signal`
+ * aborted first (the exec reports the abort), or when `later` rejects: then returns the reason,
+ * for the exec to throw once its command has ended.
  */
 export async function writeLaterAndClose(
   child: Deno.ChildProcess,
@@ -32,11 +32,10 @@ export async function writeLaterAndClose(
   let input: LaterInput;
   try {
     input = await later;
-    signal?.throwIfAborted();
   } catch (reason) {
     await child.stdin.close().catch(() => {});
     return { reason };
   }
-  await writeAndClose(child, input.stdin);
+  await writeAndClose(child, signal?.aborted ? new Uint8Array() : input.stdin);
   return undefined;
 }

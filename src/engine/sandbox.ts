@@ -261,9 +261,9 @@ export interface SandboxContainer {
    * Unpacks `tar` (paths relative to the exec's workdir) there as the command's user, with umask
    * 0 (the files are that user's, with the modes the tar writes), then runs `command` in the same
    * exec: one command such as a quoted path, which replaces the shell. `options.timeoutMs` covers
-   * both. The tar may come later, with its deadline: the exec starts at once (its start is then
-   * off the caller's path) and unpacks it when it arrives; see {@linkcode ExecOptions.later}. The tar holds only what an unprivileged `tar` can make: no set-id or sticky bit, every
-   * folder writable by its owner (anything else goes in with {@linkcode copyIn} first).
+   * both; a tar that comes later (see {@linkcode ExecOptions.later}) brings its own. The tar holds
+   * only what an unprivileged `tar` can make: no set-id or sticky bit, every folder writable by
+   * its owner (anything else goes in with {@linkcode copyIn} first).
    * With `options.report`, the command runs in a subshell instead (its stdout sent to stderr),
    * and the file it names is read after it, in the same exec.
    * @throws {InfrastructureError} when the container is gone or the engine refuses the command.

@@ -61,6 +61,20 @@ export async function reserveGatewayFolder(root: string = GATEWAY_SOCKET_ROOT): 
   }
 }
 
+/**
+ * Removes a folder made by {@linkcode reserveGatewayFolder}, with what is in it; gone already is
+ * fine. A gateway's `close` does it; a folder reserved and never served is its reserver's.
+ *
+ * @example
+ * ```ts ignore
+ * import { releaseGatewayFolder, reserveGatewayFolder } from "./serve_gateway.ts";
+ * await releaseGatewayFolder(await reserveGatewayFolder());
+ * ```
+ */
+export async function releaseGatewayFolder(folder: string): Promise<void> {
+  await Deno.remove(folder, { recursive: true }).catch(() => undefined);
+}
+
 /** Where {@linkcode serveGateway} serves, and what it says of dropped requests. */
 export interface ServeOptions {
   /** A fresh folder is made under this root (default {@linkcode GATEWAY_SOCKET_ROOT}). */
@@ -73,8 +87,8 @@ export interface ServeOptions {
 
 /**
  * Serves `handler` on a new socket in a fresh folder under `options.root` (default
- * {@linkcode GATEWAY_SOCKET_ROOT}), or in the reserved `options.folder`. The socket is open to every user (mode 0666), so that the
- * unprivileged agent user of a container reaches it; the folder is readable by all and writable
+ * {@linkcode GATEWAY_SOCKET_ROOT}), or in the reserved `options.folder`. The socket is open to
+ * every user (mode 0666), so that the unprivileged agent user of a container reaches it; the folder is readable by all and writable
  * only by this process's user. A request that fails under the handler (its client gone mid-body)
  * is one line to `options.report`.
  *
@@ -124,7 +138,7 @@ export async function serveGateway(
     }, handler);
     await Deno.chmod(socketPath, 0o666);
   } catch (error) {
-    await Deno.remove(folder, { recursive: true }).catch(() => undefined);
+    await releaseGatewayFolder(folder);
     throw new InfrastructureError(
       `could not serve the model gateway on ${socketPath}: ${String(error)}`,
     );
@@ -137,7 +151,7 @@ export async function serveGateway(
       closing ??= (async () => {
         controller.abort();
         await server.finished.catch(() => undefined);
-        await Deno.remove(folder, { recursive: true }).catch(() => undefined);
+        await releaseGatewayFolder(folder);
       })();
       return closing;
     },

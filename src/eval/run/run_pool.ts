@@ -17,6 +17,7 @@ import type { Agent } from "../../agent/agent.ts";
 import type { Clock } from "../../core/clock.ts";
 import { SplitMix64 } from "../../core/rng.ts";
 import type { DerivedImageSource, Sandbox, SandboxContainer } from "../../engine/sandbox.ts";
+import { releaseGatewayFolder } from "../../gateway/serve_gateway.ts";
 import { SIDECAR_ROLE } from "../../gateway/sidecar.ts";
 import { storeSnapshot } from "../../workspace/snapshot.ts";
 import type { RunRecord } from "../../store/run_table.ts";
@@ -225,7 +226,7 @@ function warmContainers(
   }, async () => {
     // A trial's gateway removes its folder when it closes; these are the ones never served.
     for (const sidecar of await Promise.all(sidecars.map((each) => each.catch(() => undefined)))) {
-      if (sidecar) await Deno.remove(socketFolder(sidecar), { recursive: true }).catch(() => {});
+      if (sidecar) await releaseGatewayFolder(socketFolder(sidecar));
     }
   });
 }
