@@ -36,7 +36,14 @@ export function tryLockRun(runDir: string): RunLock | undefined {
     file.close();
     return undefined;
   }
-  return { release: () => file.close() };
+  // Unlocked before it is closed: a child process forked meanwhile holds a copy of the file until
+  // it execs, and a lock only closed stays held by that copy.
+  return {
+    release: () => {
+      file.unlockSync();
+      file.close();
+    },
+  };
 }
 
 /**
