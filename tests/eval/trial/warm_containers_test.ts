@@ -2,18 +2,21 @@ import assert from "node:assert/strict";
 import { LogicalClock } from "../../../src/core/clock.ts";
 import { InfrastructureError } from "../../../src/core/errors.ts";
 import { runEval } from "../../../src/eval/run/run_eval.ts";
-import { MemorySandbox } from "../../../src/engine/memory_sandbox.ts";
+import { type ExecHandler, MemorySandbox } from "../../../src/engine/memory_sandbox.ts";
 import { SIDECAR_ROLE } from "../../../src/gateway/sidecar.ts";
 import { scratchDir } from "../../_verdict.ts";
+
+const failTests: ExecHandler = ({ script }) => ({
+  exitCode: script.includes("tests/test.sh") ? 1 : 0,
+});
 
 async function evalOnMemory(
   concurrency: number,
   stopAfter?: number,
   request: { paths?: string[]; agent?: string; model?: string; agentFiles?: string } = {},
+  exec: ExecHandler = failTests,
 ) {
-  const sandbox = new MemorySandbox({
-    exec: ({ script }) => ({ exitCode: script.includes("tests/test.sh") ? 1 : 0 }),
-  });
+  const sandbox = new MemorySandbox({ exec });
   await using home = await scratchDir("warm");
   const controller = new AbortController();
   let finished = 0;
@@ -124,12 +127,43 @@ Deno.test("a trial that fails before it grades takes its graders started ahead d
   assert.equal(sandbox.live().length, 0);
 });
 
+/**
+ * Fails the tests; an agent's own command (the n-th of `trials`) waits, at most 10 s, until the
+ * next trial's container has been readied: the memory sandbox's agent takes no time, and a real
+ * one works long enough for the containers started ahead of it.
+ */
+function agentsWaitForTheNext(trials: number): ExecHandler {
+  let readied = 0;
+  let runs = 0;
+  const waiting: (() => void)[] = [];
+  return async (request) => {
+    const { script, user, container } = request;
+    if (container.spec.labels["verdict.role"] === "agent" && user === "0:0") {
+      if (script.includes("/tmp/verdict/instruction.md")) readied++;
+      for (const wake of waiting.splice(0)) wake();
+    } else if (container.spec.labels["verdict.role"] === "agent" && script.includes("exec sh -c")) {
+      const wanted = Math.min(++runs + 1, trials);
+      const deadline = Date.now() + 10_000;
+      while (readied < wanted && Date.now() < deadline) {
+        await new Promise<void>((wake) => {
+          const timer = setTimeout(wake, 100);
+          waiting.push(() => {
+            clearTimeout(timer);
+            wake();
+          });
+        });
+      }
+    }
+    return failTests(request);
+  };
+}
+
 Deno.test("an installed agent's sidecar and container start a trial ahead, the container in its own trial's sidecar's network and readied once", async () => {
   const { outcome, sandbox } = await evalOnMemory(1, undefined, {
     paths: ["tasks/fix-slugify"],
     agent: "cmd:true",
     model: "scripted",
-  });
+  }, agentsWaitForTheNext(3));
   assert.equal(outcome.results.trials.length, 3);
   const ops = sandbox.operations;
   const started = (session: string, role: string) =>
