@@ -29,9 +29,13 @@ const EXIT_0 = "import os\nos._exit(0)\n";
 
 /**
  * Grades an end state of the `python -m pytest` form task (3 tests, expect_tests 3), in its own
- * image or in `image`.
+ * image or in `image`; `derived` is told the grader image made from it.
  */
-async function gradeEnd(end: TarEntry[], image?: string): Promise<Grade> {
+async function gradeEnd(
+  end: TarEntry[],
+  image?: string,
+  derived: (graderImage: string) => void = () => {},
+): Promise<Grade> {
   const docker = await requireDocker();
   const loaded = await loadTask("tests/fixtures/python_forms/ok/python-m-pytest");
   const task = image === undefined
@@ -45,6 +49,7 @@ async function gradeEnd(end: TarEntry[], image?: string): Promise<Grade> {
       emptyFolder: "/workspace",
     },
   );
+  derived(graderImage);
   const store = openStore(":memory:");
   const final = sealEntries([{ path: "calc", type: "dir", mode: 0o755 }, ...end]);
   storeSnapshot(store.blobs, final);
@@ -121,18 +126,24 @@ Deno.test("a workspace sitecustomize.py does not run where the image has no star
   } finally {
     await docker.run(["rm", "-f", name]);
   }
+  const derived: string[] = [];
   try {
     const hook = "import sys\nsys.stderr.write('HIJACKED by the workspace\\n')\n";
-    const graded = await gradeEnd([
-      file("calc/__init__.py", BUGGY),
-      file("sitecustomize.py", hook),
-      file("usercustomize.py", hook),
-    ], image);
+    const graded = await gradeEnd(
+      [
+        file("calc/__init__.py", BUGGY),
+        file("sitecustomize.py", hook),
+        file("usercustomize.py", hook),
+      ],
+      image,
+      (graderImage) => derived.push(graderImage),
+    );
     assert.equal(graded.reason, "tests failed (tests/test.sh exited 1)");
     assert.match(graded.success?.output ?? "", /2 failed, 1 passed/);
     assert.doesNotMatch(graded.success?.output ?? "", /HIJACKED/);
   } finally {
-    await docker.run(["rmi", "-f", image]);
+    // The grader image derived from this process's image is this process's too.
+    await docker.run(["rmi", "-f", ...derived, image]);
   }
 });
 
