@@ -133,26 +133,21 @@ Deno.test("a trial that fails before it grades takes its graders started ahead d
  * one works long enough for the containers started ahead of it.
  */
 function agentsWaitForTheNext(trials: number): ExecHandler {
-  let readied = 0;
+  const readied = Array.from({ length: trials }, () => Promise.withResolvers<void>());
+  let readyings = 0;
   let runs = 0;
-  const waiting: (() => void)[] = [];
   return async (request) => {
     const { script, user, container } = request;
-    if (container.spec.labels["verdict.role"] === "agent" && user === "0:0") {
-      if (script.includes("/tmp/verdict/instruction.md")) readied++;
-      for (const wake of waiting.splice(0)) wake();
-    } else if (container.spec.labels["verdict.role"] === "agent" && script.includes("exec sh -c")) {
-      const wanted = Math.min(++runs + 1, trials);
-      const deadline = Date.now() + 10_000;
-      while (readied < wanted && Date.now() < deadline) {
-        await new Promise<void>((wake) => {
-          const timer = setTimeout(wake, 100);
-          waiting.push(() => {
-            clearTimeout(timer);
-            wake();
-          });
-        });
-      }
+    const agent = container.spec.labels["verdict.role"] === "agent";
+    if (agent && user === "0:0" && script.includes("/tmp/verdict/instruction.md")) {
+      readied[readyings++]?.resolve();
+    } else if (agent && script.includes("exec sh -c")) {
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      await Promise.race([
+        readied[Math.min(++runs, trials - 1)].promise,
+        new Promise((wake) => (timer = setTimeout(wake, 10_000))),
+      ]);
+      clearTimeout(timer);
     }
     return failTests(request);
   };
